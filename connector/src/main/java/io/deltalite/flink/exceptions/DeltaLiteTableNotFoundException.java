@@ -1,0 +1,17 @@
+package io.deltalite.flink.exceptions;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+/** There is no Delta table at the path and the sink was not allowed to create one. */
+@PublicEvolving
+public class DeltaLiteTableNotFoundException extends DeltaLiteException {
+    private static final long serialVersionUID = 1L;
+
+    public DeltaLiteTableNotFoundException(String message) {
+        super(message);
+    }
+
+    public DeltaLiteTableNotFoundException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

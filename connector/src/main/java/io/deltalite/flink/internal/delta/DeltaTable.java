@@ -1,0 +1,298 @@
+package io.deltalite.flink.internal.delta;
+
+import io.delta.kernel.Operation;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.TableManager;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.exceptions.KernelException;
+import io.delta.kernel.exceptions.TableAlreadyExistsException;
+import io.delta.kernel.exceptions.TableNotFoundException;
+import io.delta.kernel.exceptions.UnsupportedTableFeatureException;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.transaction.CreateTableTransactionBuilder;
+import io.delta.kernel.transaction.DataLayoutSpec;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterable;
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
+import io.deltalite.flink.exceptions.DeltaLiteTableNotFoundException;
+import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
+import io.deltalite.flink.internal.merge.DataFileStore;
+import io.deltalite.flink.internal.merge.MergeOptions;
+import io.deltalite.flink.internal.merge.MergeTable;
+import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.merge.TableSchema;
+import io.deltalite.flink.internal.merge.TableSnapshot;
+import io.deltalite.flink.internal.merge.ValueType;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Delta table opened for upserts through Delta Kernel: the engine configured for it, its schema
+ * and primary key, and the state Kernel needs to place and describe new files.
+ */
+public final class DeltaTable implements MergeTable {
+    private static final Logger LOG = LoggerFactory.getLogger(DeltaTable.class);
+
+    /** Recorded in every commit, and in the table properties of tables deltalite creates. */
+    static final String ENGINE_INFO = "deltalite/0.1.0";
+
+    /** Table property recording the primary key of a table deltalite created. */
+    public static final String PRIMARY_KEY_PROPERTY = "deltalite.primaryKey";
+
+    private final String location;
+    private final Engine engine;
+    private final TableSchema schema;
+    private final StructType kernelSchema;
+    private final Row writeState;
+    private final KernelFileStore files;
+
+    private DeltaTable(
+            String location,
+            Engine engine,
+            TableSchema schema,
+            StructType kernelSchema,
+            Row writeState,
+            Map<String, String> properties) {
+        this.location = location;
+        this.engine = engine;
+        this.schema = schema;
+        this.kernelSchema = kernelSchema;
+        this.writeState = writeState;
+        this.files = new KernelFileStore(this);
+    }
+
+    /**
+     * Opens the table at {@code location}, creating it from {@code definition} when it does not
+     * exist and {@code createIfMissing} is set.
+     *
+     * @param hadoopOptions storage settings (for example {@code fs.s3a.endpoint})
+     */
+    public static DeltaTable open(
+            String location,
+            Map<String, String> hadoopOptions,
+            MergeOptions options,
+            TableDefinition definition,
+            boolean createIfMissing) {
+        Configuration hadoopConf = new Configuration();
+        hadoopOptions.forEach(hadoopConf::set);
+        HadoopFileIO fileIO = new HadoopFileIO(hadoopConf);
+        Engine bootstrap = DefaultEngine.create(fileIO);
+        Snapshot snapshot = loadOrCreate(location, bootstrap, definition, createIfMissing);
+        TableFeatureCheck.requireWritable(snapshot, location);
+        TableSchema schema = schemaOf(snapshot, definition, location);
+
+        Engine engine =
+                DefaultEngine.create(new TrackingFileIO(fileIO, settings(options, snapshot)));
+        Row writeState;
+        try {
+            writeState =
+                    snapshot.buildUpdateTableTransaction(ENGINE_INFO, Operation.STREAMING_UPDATE)
+                            .build(engine)
+                            .getTransactionState(engine);
+        } catch (UnsupportedTableFeatureException e) {
+            throw new DeltaLiteUnsupportedTableException(
+                    "The Delta table at "
+                            + location
+                            + " uses a table feature that Delta Kernel"
+                            + " cannot write: "
+                            + e.getMessage()
+                            + " Write to a table without it.",
+                    e);
+        }
+        return new DeltaTable(
+                location,
+                engine,
+                schema,
+                snapshot.getSchema(),
+                writeState,
+                snapshot.getTableProperties());
+    }
+
+    private static Snapshot loadOrCreate(
+            String location, Engine engine, TableDefinition definition, boolean createIfMissing) {
+        try {
+            return TableManager.loadSnapshot(location).build(engine);
+        } catch (TableNotFoundException e) {
+            if (!createIfMissing) {
+                throw new DeltaLiteTableNotFoundException(
+                        "There is no Delta table at "
+                                + location
+                                + " (no _delta_log with commits)."
+                                + " Check the path, or let deltalite create the table.",
+                        e);
+            }
+        }
+        create(location, engine, definition);
+        return TableManager.loadSnapshot(location).build(engine);
+    }
+
+    private static void create(String location, Engine engine, TableDefinition definition) {
+        TableSchema declared = definition.toSchema();
+        Map<String, String> properties = new HashMap<>(definition.tableProperties());
+        properties.put(PRIMARY_KEY_PROPERTY, String.join(",", declared.primaryKey()));
+        CreateTableTransactionBuilder builder =
+                TableManager.buildCreateTableTransaction(
+                                location, KernelSchemas.toKernel(declared.columns()), ENGINE_INFO)
+                        .withTableProperties(properties);
+        if (declared.isPartitioned()) {
+            List<Column> partitionColumns = new ArrayList<>();
+            declared.partitionColumns().forEach(name -> partitionColumns.add(new Column(name)));
+            builder = builder.withDataLayoutSpec(DataLayoutSpec.partitioned(partitionColumns));
+        }
+        try {
+            builder.build(engine).commit(engine, CloseableIterable.emptyIterable());
+            LOG.info("Created Delta table {} with schema {}", location, declared);
+        } catch (TableAlreadyExistsException e) {
+            LOG.info("Delta table {} was created concurrently; using it.", location);
+        } catch (io.delta.kernel.exceptions.ConcurrentWriteException e) {
+            LOG.info("Delta table {} was created concurrently; using it.", location);
+        } catch (KernelException e) {
+            throw new DeltaLiteException(
+                    "Creating the Delta table at "
+                            + location
+                            + " failed: "
+                            + e.getMessage()
+                            + ". Check the table properties and the schema.",
+                    e);
+        }
+    }
+
+    /**
+     * The schema of the existing table, with the declared primary key; the declared partition
+     * columns must be the table's.
+     */
+    private static TableSchema schemaOf(
+            Snapshot snapshot, TableDefinition definition, String location) {
+        List<ValueType.Field> columns = KernelSchemas.fromKernel(snapshot.getSchema(), location);
+        List<String> partitionColumns = snapshot.getPartitionColumnNames();
+        if (!definition.partitionColumns().isEmpty()
+                && !definition.partitionColumns().equals(partitionColumns)) {
+            throw new DeltaLiteSchemaMismatchException(
+                    "The Delta table at "
+                            + location
+                            + " is partitioned by "
+                            + partitionColumns
+                            + ", but the sink declares partition columns "
+                            + definition.partitionColumns()
+                            + ". Declare the table's partition"
+                            + " columns (or none, to use the table's).");
+        }
+        String recordedKey = snapshot.getTableProperties().get(PRIMARY_KEY_PROPERTY);
+        if (recordedKey != null
+                && !List.of(recordedKey.split(",")).equals(definition.primaryKey())) {
+            throw new DeltaLiteSchemaMismatchException(
+                    "The Delta table at "
+                            + location
+                            + " was created with primary key ("
+                            + recordedKey
+                            + "), but the sink declares ("
+                            + String.join(",", definition.primaryKey())
+                            + "). Upserting by another key would leave"
+                            + " duplicates; declare the table's key.");
+        }
+        return new TableSchema(columns, definition.primaryKey(), partitionColumns);
+    }
+
+    private static Map<String, String> settings(MergeOptions options, Snapshot snapshot) {
+        long targetFileSize = options.targetFileSizeBytes();
+        if (targetFileSize == 0) {
+            targetFileSize = tableTargetFileSize(snapshot);
+        }
+        Map<String, String> settings = new HashMap<>();
+        settings.put(
+                "delta.kernel.default.parquet.writer.targetMaxFileSize",
+                Long.toString(targetFileSize));
+        settings.put(
+                "delta.kernel.default.parquet.reader.batch-size",
+                Integer.toString(options.readBatchSize()));
+        settings.put("parquet.block.size", Long.toString(options.rowGroupSizeBytes()));
+        return settings;
+    }
+
+    private static long tableTargetFileSize(Snapshot snapshot) {
+        String value = snapshot.getTableProperties().get("delta.targetFileSize");
+        if (value != null) {
+            try {
+                return Long.parseLong(value.trim());
+            } catch (NumberFormatException e) {
+                LOG.warn(
+                        "Ignoring delta.targetFileSize = '{}', which is not a number of bytes.",
+                        value);
+            }
+        }
+        return MergeOptions.DEFAULT_TARGET_FILE_SIZE;
+    }
+
+    @Override
+    public String location() {
+        return location;
+    }
+
+    @Override
+    public TableSchema schema() {
+        return schema;
+    }
+
+    @Override
+    public TableSnapshot latestSnapshot() {
+        Snapshot snapshot;
+        try {
+            snapshot = TableManager.loadSnapshot(location).build(engine);
+        } catch (TableNotFoundException e) {
+            throw new DeltaLiteTableNotFoundException(
+                    "The Delta table at "
+                            + location
+                            + " disappeared while the sink was writing"
+                            + " to it.",
+                    e);
+        }
+        if (!snapshot.getSchema().equals(kernelSchema)) {
+            throw new DeltaLiteSchemaMismatchException(
+                    "The schema of the Delta table at "
+                            + location
+                            + " changed while the sink was"
+                            + " running (version "
+                            + snapshot.getVersion()
+                            + "). Restart the job"
+                            + " so it writes with the new schema.");
+        }
+        return new DeltaTableSnapshot(this, snapshot);
+    }
+
+    @Override
+    public DataFileStore files() {
+        return files;
+    }
+
+    Engine engine() {
+        return engine;
+    }
+
+    Row writeState() {
+        return writeState;
+    }
+
+    KernelFileStore kernelFiles() {
+        return files;
+    }
+
+    /** Deletes a file; true when it is gone. */
+    boolean deleteQuietly(String path) {
+        try {
+            return engine.getFileSystemClient().delete(path);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Could not delete uncommitted file {}: {}", path, e.toString());
+            return false;
+        }
+    }
+}

@@ -1,0 +1,337 @@
+package io.deltalite.flink.internal.delta;
+
+import io.delta.kernel.Operation;
+import io.delta.kernel.Scan;
+import io.delta.kernel.ScanBuilder;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.data.ColumnVector;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.data.MapValue;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.exceptions.CommitStateUnknownException;
+import io.delta.kernel.exceptions.ConcurrentWriteException;
+import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
+import io.delta.kernel.expressions.And;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.expressions.Or;
+import io.delta.kernel.expressions.Predicate;
+import io.delta.kernel.hook.PostCommitHook;
+import io.delta.kernel.statistics.DataFileStatistics;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterable;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.internal.merge.ColumnStatistics;
+import io.deltalite.flink.internal.merge.ConcurrentCommitException;
+import io.deltalite.flink.internal.merge.DataFile;
+import io.deltalite.flink.internal.merge.PartitionValues;
+import io.deltalite.flink.internal.merge.TableCommit;
+import io.deltalite.flink.internal.merge.TableSchema;
+import io.deltalite.flink.internal.merge.TableSnapshot;
+import io.deltalite.flink.internal.merge.ValueType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One version of a Delta table: its live files and the commit of the next version. */
+final class DeltaTableSnapshot implements TableSnapshot {
+    private static final Logger LOG = LoggerFactory.getLogger(DeltaTableSnapshot.class);
+
+    /** Above this many partitions, one full listing is cheaper than a large OR predicate. */
+    private static final int MAX_PARTITIONS_IN_FILTER = 64;
+
+    private final DeltaTable table;
+    private final Snapshot snapshot;
+    private final Engine engine;
+    private final TableSchema schema;
+    private final KernelFileStore files;
+
+    /** The {@code add} structs of the files listed so far, by file identity, for removes. */
+    private final Map<String, Row> listedAdds = new HashMap<>();
+
+    DeltaTableSnapshot(DeltaTable table, Snapshot snapshot) {
+        this.table = table;
+        this.snapshot = snapshot;
+        this.engine = table.engine();
+        this.schema = table.schema();
+        this.files = table.kernelFiles();
+    }
+
+    @Override
+    public long version() {
+        return snapshot.getVersion();
+    }
+
+    @Override
+    public OptionalLong committedCheckpoint(String appId) {
+        Optional<Long> version = snapshot.getLatestTransactionVersion(engine, appId);
+        return version.map(OptionalLong::of).orElse(OptionalLong.empty());
+    }
+
+    @Override
+    public synchronized Map<PartitionValues, List<DataFile>> liveFiles(
+            Collection<PartitionValues> partitions) {
+        Set<PartitionValues> wanted = new HashSet<>(partitions);
+        Map<PartitionValues, List<DataFile>> live = new HashMap<>();
+        wanted.forEach(partition -> live.put(partition, new ArrayList<>()));
+        if (wanted.isEmpty()) {
+            return live;
+        }
+        ScanBuilder builder = snapshot.getScanBuilder();
+        partitionFilter(wanted).ifPresent(builder::withFilter);
+        Scan scan = builder.build();
+        Row scanState = null;
+        URI tableRoot = tableRoot();
+        try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine, true)) {
+            while (batches.hasNext()) {
+                try (CloseableIterator<Row> rows = batches.next().getRows()) {
+                    while (rows.hasNext()) {
+                        Row scanFile = rows.next();
+                        Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
+                        PartitionValues partition =
+                                files.partitionCodec().fromLog(stringMap(add, "partitionValues"));
+                        if (!wanted.contains(partition)) {
+                            continue;
+                        }
+                        DataFile file = toDataFile(add, tableRoot);
+                        live.get(partition).add(file);
+                        listedAdds.put(file.identity(), add);
+                        if (file.hasDeletionVector()) {
+                            if (scanState == null) {
+                                scanState = scan.getScanState(engine);
+                            }
+                            files.registerDeletionVector(file, scanFile, scanState);
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "Listing the files of Delta table "
+                            + table.location()
+                            + " at version "
+                            + snapshot.getVersion()
+                            + " failed",
+                    e);
+        }
+        return live;
+    }
+
+    /**
+     * A partition predicate for Kernel to skip the log entries of other partitions, or empty to
+     * list all and filter here. Only types whose partition values Kernel and deltalite parse alike
+     * are pushed down; the result is filtered here either way.
+     */
+    private Optional<Predicate> partitionFilter(Set<PartitionValues> partitions) {
+        if (!schema.isPartitioned() || partitions.size() > MAX_PARTITIONS_IN_FILTER) {
+            return Optional.empty();
+        }
+        for (String column : schema.partitionColumns()) {
+            ValueType type = schema.column(column).type();
+            if (!(type instanceof ValueType.Primitive primitive)
+                    || !switch (primitive.kind()) {
+                        case STRING, INT, BIGINT, SMALLINT, TINYINT, DATE, BOOLEAN -> true;
+                        default -> false;
+                    }) {
+                return Optional.empty();
+            }
+        }
+        Predicate any = null;
+        for (PartitionValues partition : partitions) {
+            Map<String, Literal> literals = files.partitionCodec().toLiterals(partition);
+            Predicate all = null;
+            for (String column : schema.partitionColumns()) {
+                Literal literal = literals.get(column);
+                Predicate condition =
+                        literal.getValue() == null
+                                ? new Predicate("IS_NULL", new Column(column))
+                                : new Predicate("=", new Column(column), literal);
+                all = all == null ? condition : new And(all, condition);
+            }
+            any = any == null ? all : new Or(any, all);
+        }
+        return Optional.of(any);
+    }
+
+    private DataFile toDataFile(Row add, URI tableRoot) {
+        String path = absolutePath(tableRoot, add.getString(add.getSchema().indexOf("path")));
+        long size = add.getLong(add.getSchema().indexOf("size"));
+        long modificationTime = add.getLong(add.getSchema().indexOf("modificationTime"));
+        int statsOrdinal = add.getSchema().indexOf("stats");
+        String json =
+                statsOrdinal < 0 || add.isNullAt(statsOrdinal) ? null : add.getString(statsOrdinal);
+        Optional<DataFileStatistics> statistics = files.statisticsReader().parse(json);
+        long numRecords = statistics.map(DataFileStatistics::getNumRecords).orElse(-1L);
+        List<ColumnStatistics> keyStatistics =
+                statistics.map(files.statisticsReader()::keyStatistics).orElse(List.of());
+        return new DataFile(
+                path,
+                size,
+                modificationTime,
+                numRecords,
+                keyStatistics,
+                deletionVectorId(add),
+                json);
+    }
+
+    private static String deletionVectorId(Row add) {
+        int ordinal = add.getSchema().indexOf("deletionVector");
+        if (ordinal < 0 || add.isNullAt(ordinal)) {
+            return null;
+        }
+        Row vector = add.getStruct(ordinal);
+        StructType fields = vector.getSchema();
+        return vector.getString(fields.indexOf("storageType"))
+                + vector.getString(fields.indexOf("pathOrInlineDv"))
+                + (vector.isNullAt(fields.indexOf("offset"))
+                        ? ""
+                        : "@" + vector.getInt(fields.indexOf("offset")));
+    }
+
+    private URI tableRoot() {
+        try {
+            String root = engine.getFileSystemClient().resolvePath(table.location());
+            return new URI(root.endsWith("/") ? root : root + "/");
+        } catch (IOException | URISyntaxException e) {
+            throw new DeltaLiteException("Cannot resolve the table path " + table.location(), e);
+        }
+    }
+
+    /** The qualified path of a log path, which is relative and URI-encoded, or absolute. */
+    static String absolutePath(URI tableRoot, String logPath) {
+        URI uri = URI.create(logPath);
+        Path path = uri.isAbsolute() ? new Path(uri) : new Path(new Path(tableRoot), new Path(uri));
+        return path.toString();
+    }
+
+    private static Map<String, String> stringMap(Row row, String field) {
+        int ordinal = row.getSchema().indexOf(field);
+        Map<String, String> map = new HashMap<>();
+        if (ordinal < 0 || row.isNullAt(ordinal)) {
+            return map;
+        }
+        MapValue value = row.getMap(ordinal);
+        ColumnVector keys = value.getKeys();
+        ColumnVector values = value.getValues();
+        for (int i = 0; i < value.getSize(); i++) {
+            map.put(keys.getString(i), values.isNullAt(i) ? null : values.getString(i));
+        }
+        return map;
+    }
+
+    @Override
+    public long commit(TableCommit commit) throws ConcurrentCommitException {
+        Transaction transaction;
+        try {
+            transaction =
+                    snapshot.buildUpdateTableTransaction(
+                                    DeltaTable.ENGINE_INFO, Operation.STREAMING_UPDATE)
+                            .withTransactionId(commit.appId(), commit.checkpointId())
+                            .withMaxRetries(0)
+                            .build(engine);
+        } catch (ConcurrentWriteException e) {
+            throw new ConcurrentCommitException(e.getMessage(), e);
+        }
+        Row state = transaction.getTransactionState(engine);
+        List<Row> actions = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        commit.removed()
+                .forEach(
+                        (partition, removed) -> {
+                            for (DataFile file : removed) {
+                                Row add = listedAdds.get(file.identity());
+                                if (add == null) {
+                                    throw new IllegalStateException(
+                                            "File "
+                                                    + file.path()
+                                                    + " is not live in version "
+                                                    + snapshot.getVersion()
+                                                    + " of "
+                                                    + table.location());
+                                }
+                                actions.add(KernelInternals.removeAction(add, now));
+                            }
+                        });
+        commit.added()
+                .forEach(
+                        (partition, added) -> {
+                            List<DataFileStatus> statuses = new ArrayList<>(added.size());
+                            for (DataFile file : added) {
+                                statuses.add(toStatus(file));
+                            }
+                            try (CloseableIterator<Row> appends =
+                                    Transaction.generateAppendActions(
+                                            engine,
+                                            state,
+                                            KernelIterators.of(statuses.iterator()),
+                                            Transaction.getWriteContext(
+                                                    engine,
+                                                    state,
+                                                    files.partitionCodec()
+                                                            .toLiterals(partition)))) {
+                                appends.forEachRemaining(actions::add);
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        });
+        TransactionCommitResult result;
+        try {
+            result =
+                    transaction.commit(
+                            engine,
+                            CloseableIterable.inMemoryIterable(
+                                    KernelIterators.of(actions.iterator())));
+        } catch (ConcurrentWriteException
+                | MaxCommitRetryLimitReachedException
+                | CommitStateUnknownException e) {
+            throw new ConcurrentCommitException(e.getMessage(), e);
+        }
+        runPostCommitHooks(result);
+        return result.getVersion();
+    }
+
+    private DataFileStatus toStatus(DataFile file) {
+        Optional<DataFileStatistics> statistics =
+                file.logStatistics() == null
+                        ? Optional.empty()
+                        : DataFileStatistics.deserializeFromJson(
+                                file.logStatistics(), files.dataSchema());
+        return new DataFileStatus(
+                file.path(), file.sizeBytes(), file.modificationTime(), statistics);
+    }
+
+    /** Log checkpoints and checksums; a failure here does not undo the commit. */
+    private void runPostCommitHooks(TransactionCommitResult result) {
+        for (PostCommitHook hook : result.getPostCommitHooks()) {
+            try {
+                hook.threadSafeInvoke(engine);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn(
+                        "Post-commit step {} after version {} of {} failed; the commit stands and"
+                                + " the next checkpoint interval retries it: {}",
+                        hook.getType(),
+                        result.getVersion(),
+                        table.location(),
+                        e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,320 @@
+package io.deltalite.flink.internal.delta;
+
+import io.delta.kernel.DataWriteContext;
+import io.delta.kernel.Scan;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.statistics.DataFileStatistics;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.internal.merge.BatchStream;
+import io.deltalite.flink.internal.merge.DataFile;
+import io.deltalite.flink.internal.merge.DataFileStore;
+import io.deltalite.flink.internal.merge.PartitionValues;
+import io.deltalite.flink.internal.merge.RowBatch;
+import io.deltalite.flink.internal.merge.TableSchema;
+import io.deltalite.flink.internal.merge.ValueType;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads and writes the Parquet data files of a table with Kernel's Parquet handler.
+ *
+ * <p>Files are read one batch at a time in their physical layout (data columns only). A file with a
+ * deletion vector is read with the row-index column so that Kernel's scan can turn the vector into
+ * a selection. New files are written with Kernel's multi-file writer, which rolls at the target
+ * file size and computes statistics; the match-key columns always get them.
+ */
+final class KernelFileStore implements DataFileStore {
+    private final DeltaTable table;
+    private final Engine engine;
+    private final TableSchema schema;
+    private final StructType dataSchema;
+    private final StructType keySchema;
+    private final int[] dataKeyOrdinals;
+    private final int[] keyOnlyOrdinals;
+    private final List<ValueType> keyTypes;
+    private final List<Column> keyColumns;
+    private final PartitionValueCodec partitionCodec;
+    private final KeyStatisticsReader statisticsReader;
+
+    /** Scan-file rows and scan state of files with deletion vectors, by file identity. */
+    private final Map<String, Row> deletionVectorFiles = new ConcurrentHashMap<>();
+
+    private volatile Row scanState;
+
+    KernelFileStore(DeltaTable table) {
+        this.table = table;
+        this.engine = table.engine();
+        this.schema = table.schema();
+        this.dataSchema = KernelSchemas.dataSchema(schema);
+        this.keyTypes = schema.matchKeyTypes();
+        List<String> keyNames = schema.matchKey();
+        StructType keys = new StructType();
+        List<Column> columns = new ArrayList<>();
+        this.dataKeyOrdinals = new int[keyNames.size()];
+        for (int i = 0; i < keyNames.size(); i++) {
+            keys = keys.add(dataSchema.get(keyNames.get(i)));
+            dataKeyOrdinals[i] = dataSchema.indexOf(keyNames.get(i));
+            columns.add(new Column(keyNames.get(i)));
+        }
+        this.keySchema = keys;
+        this.keyOnlyOrdinals = java.util.stream.IntStream.range(0, keyNames.size()).toArray();
+        this.keyColumns = List.copyOf(columns);
+        this.partitionCodec = new PartitionValueCodec(schema);
+        this.statisticsReader = new KeyStatisticsReader(dataSchema, keyNames, keyTypes);
+    }
+
+    /** Remembers how to apply the deletion vector of a listed file. */
+    void registerDeletionVector(DataFile file, Row scanFileRow, Row state) {
+        deletionVectorFiles.put(file.identity(), scanFileRow);
+        scanState = state;
+    }
+
+    StructType dataSchema() {
+        return dataSchema;
+    }
+
+    PartitionValueCodec partitionCodec() {
+        return partitionCodec;
+    }
+
+    KeyStatisticsReader statisticsReader() {
+        return statisticsReader;
+    }
+
+    @Override
+    public BatchStream readKeys(DataFile file) {
+        return read(file, keySchema, keyOnlyOrdinals);
+    }
+
+    @Override
+    public BatchStream readRows(DataFile file) {
+        return read(file, dataSchema, dataKeyOrdinals);
+    }
+
+    private BatchStream read(DataFile file, StructType columns, int[] keyOrdinals) {
+        StructType readSchema =
+                file.hasDeletionVector()
+                        ? columns.add(StructField.DEFAULT_ROW_INDEX_COLUMN)
+                        : columns;
+        CloseableIterator<ColumnarBatch> physical;
+        try {
+            CloseableIterator<FileReadResult> results =
+                    engine.getParquetHandler()
+                            .readParquetFiles(
+                                    KernelIterators.of(
+                                            List.of(
+                                                            FileStatus.of(
+                                                                    file.path(),
+                                                                    file.sizeBytes(),
+                                                                    file.modificationTime()))
+                                                    .iterator()),
+                                    readSchema,
+                                    Optional.empty());
+            physical = results.map(FileReadResult::getData);
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+        if (!file.hasDeletionVector()) {
+            return new KernelBatchStream(
+                    file,
+                    physical.<io.deltalite.flink.internal.merge.RowBatch>map(
+                            batch ->
+                                    KernelRowBatch.of(
+                                            batch, Optional.empty(), keyOrdinals, keyTypes)));
+        }
+        Row scanFile = deletionVectorFiles.get(file.identity());
+        if (scanFile == null) {
+            KernelIterators.closeQuietly(physical);
+            throw new IllegalStateException("no deletion vector registered for " + file.identity());
+        }
+        CapturingIterator capturing = new CapturingIterator(physical);
+        CloseableIterator<FilteredColumnarBatch> logical;
+        try {
+            logical = Scan.transformPhysicalData(engine, scanState, scanFile, capturing);
+        } catch (IOException | RuntimeException e) {
+            KernelIterators.closeQuietly(physical);
+            throw readFailure(file, e);
+        }
+        int rowIndexOrdinal = readSchema.length() - 1;
+        return new KernelBatchStream(
+                file,
+                logical.<io.deltalite.flink.internal.merge.RowBatch>map(
+                        filtered -> {
+                            ColumnarBatch data =
+                                    capturing.last().withDeletedColumnAt(rowIndexOrdinal);
+                            return KernelRowBatch.of(
+                                    data, filtered.getSelectionVector(), keyOrdinals, keyTypes);
+                        }));
+    }
+
+    private DeltaLiteException readFailure(DataFile file, Exception cause) {
+        return new DeltaLiteException(
+                "Reading data file "
+                        + file.path()
+                        + " of Delta table "
+                        + table.location()
+                        + " failed: "
+                        + cause.getMessage()
+                        + ". The file may have been removed"
+                        + " by VACUUM or be unreadable; nothing was committed.",
+                cause);
+    }
+
+    @Override
+    public RowBatch newRows(List<Object[]> rows) {
+        return KernelRowBatch.of(
+                new RowsColumnarBatch(schema, dataSchema, rows),
+                Optional.empty(),
+                dataKeyOrdinals,
+                keyTypes);
+    }
+
+    @Override
+    public List<DataFile> write(PartitionValues partition, BatchStream batches) {
+        List<DataFile> written = new ArrayList<>();
+        try (batches;
+                TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
+            try {
+                DataWriteContext context =
+                        Transaction.getWriteContext(
+                                engine, table.writeState(), partitionCodec.toLiterals(partition));
+                Set<Column> statistics = new LinkedHashSet<>(context.getStatisticsColumns());
+                statistics.addAll(keyColumns);
+                CloseableIterator<DataFileStatus> statuses =
+                        engine.getParquetHandler()
+                                .writeParquetFiles(
+                                        context.getTargetDirectory(),
+                                        KernelIterators.of(new LiveBatches(batches)),
+                                        new ArrayList<>(statistics));
+                try (statuses) {
+                    while (statuses.hasNext()) {
+                        DataFileStatus status = statuses.next();
+                        DataFile file = toDataFile(status);
+                        if (file.numRecords() == 0) {
+                            table.deleteQuietly(file.path());
+                        } else {
+                            written.add(file);
+                        }
+                    }
+                }
+                return written;
+            } catch (IOException | RuntimeException e) {
+                for (String path : scope.createdFiles()) {
+                    table.deleteQuietly(path);
+                }
+                if (e instanceof DeltaLiteException deltaLite) {
+                    throw deltaLite;
+                }
+                throw new DeltaLiteException(
+                        "Writing data files into partition "
+                                + partition.describe(schema.partitionColumns())
+                                + " of Delta table "
+                                + table.location()
+                                + " failed: "
+                                + e.getMessage()
+                                + ". The files written so far were deleted; nothing was committed.",
+                        e);
+            }
+        }
+    }
+
+    private DataFile toDataFile(DataFileStatus status) {
+        DataFileStatistics statistics =
+                status.getStatistics()
+                        .orElseThrow(
+                                () -> new IllegalStateException("written file without statistics"));
+        return new DataFile(
+                status.getPath(),
+                status.getSize(),
+                status.getModificationTime(),
+                statistics.getNumRecords(),
+                statisticsReader.keyStatistics(statistics),
+                null,
+                statistics.serializeAsJson(dataSchema));
+    }
+
+    @Override
+    public void deleteUncommitted(DataFile file) {
+        table.deleteQuietly(file.path());
+    }
+
+    /** Hands Kernel's writer only batches with at least one row to write. */
+    private static final class LiveBatches implements Iterator<FilteredColumnarBatch> {
+        private final BatchStream batches;
+        private FilteredColumnarBatch next;
+
+        LiveBatches(BatchStream batches) {
+            this.batches = batches;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null && batches.hasNext()) {
+                KernelRowBatch batch = (KernelRowBatch) batches.next();
+                if (batch.hasLiveRows()) {
+                    next = batch.toFiltered();
+                }
+            }
+            return next != null;
+        }
+
+        @Override
+        public FilteredColumnarBatch next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            FilteredColumnarBatch batch = next;
+            next = null;
+            return batch;
+        }
+    }
+
+    /** Remembers the last physical batch handed to Kernel's scan transformation. */
+    private static final class CapturingIterator implements CloseableIterator<ColumnarBatch> {
+        private final CloseableIterator<ColumnarBatch> delegate;
+        private ColumnarBatch last;
+
+        CapturingIterator(CloseableIterator<ColumnarBatch> delegate) {
+            this.delegate = delegate;
+        }
+
+        ColumnarBatch last() {
+            return last;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return delegate.hasNext();
+        }
+
+        @Override
+        public ColumnarBatch next() {
+            last = delegate.next();
+            return last;
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.deltalite.flink.internal.delta;
+
+import io.delta.kernel.data.ColumnVector;
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.deltalite.flink.internal.merge.RowBatch;
+import io.deltalite.flink.internal.merge.RowKey;
+import io.deltalite.flink.internal.merge.ValueType;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A Kernel columnar batch seen by the engine: liveness comes from the deletion-vector selection (if
+ * any) and from what the engine retained; keys are decoded on demand from the key columns.
+ */
+final class KernelRowBatch implements RowBatch {
+    private final ColumnarBatch data;
+    private final boolean[] live;
+    private final int[] keyOrdinals;
+    private final ValueType[] keyTypes;
+
+    private KernelRowBatch(
+            ColumnarBatch data, boolean[] live, int[] keyOrdinals, ValueType[] keyTypes) {
+        this.data = data;
+        this.live = live;
+        this.keyOrdinals = keyOrdinals;
+        this.keyTypes = keyTypes;
+    }
+
+    /**
+     * @param selection rows to consider (false or null means deleted), or empty for all rows
+     * @param keyOrdinals positions of the match-key columns in {@code data}
+     */
+    static KernelRowBatch of(
+            ColumnarBatch data,
+            Optional<ColumnVector> selection,
+            int[] keyOrdinals,
+            List<ValueType> keyTypes) {
+        boolean[] live = new boolean[data.getSize()];
+        if (selection.isPresent()) {
+            ColumnVector selected = selection.get();
+            for (int row = 0; row < live.length; row++) {
+                live[row] = !selected.isNullAt(row) && selected.getBoolean(row);
+            }
+        } else {
+            java.util.Arrays.fill(live, true);
+        }
+        return new KernelRowBatch(data, live, keyOrdinals, keyTypes.toArray(new ValueType[0]));
+    }
+
+    @Override
+    public int size() {
+        return live.length;
+    }
+
+    @Override
+    public boolean isLive(int row) {
+        return live[row];
+    }
+
+    @Override
+    public RowKey keyAt(int row) {
+        Object[] values = new Object[keyOrdinals.length];
+        for (int i = 0; i < keyOrdinals.length; i++) {
+            values[i] = ColumnValues.read(data.getColumnVector(keyOrdinals[i]), row, keyTypes[i]);
+            if (values[i] == null) {
+                return null;
+            }
+        }
+        return RowKey.ofValues(values);
+    }
+
+    @Override
+    public RowBatch retain(boolean[] keep) {
+        boolean[] retained = new boolean[live.length];
+        for (int row = 0; row < retained.length; row++) {
+            retained[row] = live[row] && keep[row];
+        }
+        return new KernelRowBatch(data, retained, keyOrdinals, keyTypes);
+    }
+
+    boolean hasLiveRows() {
+        for (boolean row : live) {
+            if (row) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The batch as Kernel's writer takes it: the data plus which rows to write. */
+    FilteredColumnarBatch toFiltered() {
+        for (boolean row : live) {
+            if (!row) {
+                return new FilteredColumnarBatch(data, Optional.of(new SelectionVector(live)));
+            }
+        }
+        return new FilteredColumnarBatch(data, Optional.empty());
+    }
+}

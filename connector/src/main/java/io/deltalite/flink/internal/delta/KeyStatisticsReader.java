@@ -1,0 +1,115 @@
+package io.deltalite.flink.internal.delta;
+
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.statistics.DataFileStatistics;
+import io.delta.kernel.types.StructType;
+import io.deltalite.flink.internal.merge.ColumnStatistics;
+import io.deltalite.flink.internal.merge.ValueType;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Reads the match-key bounds out of a file's statistics, widened where writers are known to round:
+ * timestamps are stored with millisecond precision, and a long string maximum may be a truncated
+ * prefix with a tie-breaker character.
+ */
+final class KeyStatisticsReader {
+    private static final long MICROS_PER_MILLI = 1000;
+    private static final int STRING_PREFIX_LENGTH = 32;
+
+    private final StructType physicalSchema;
+    private final List<String> keyColumns;
+    private final List<ValueType> keyTypes;
+
+    KeyStatisticsReader(
+            StructType physicalSchema, List<String> keyColumns, List<ValueType> keyTypes) {
+        this.physicalSchema = physicalSchema;
+        this.keyColumns = List.copyOf(keyColumns);
+        this.keyTypes = List.copyOf(keyTypes);
+    }
+
+    /** Parses the JSON statistics of the log; empty when there are none or they are unreadable. */
+    Optional<DataFileStatistics> parse(String json) {
+        if (json == null || json.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return DataFileStatistics.deserializeFromJson(json, physicalSchema);
+        } catch (RuntimeException e) {
+            // Statistics are an optimization; a file with unreadable ones is simply probed.
+            return Optional.empty();
+        }
+    }
+
+    /** The bounds of each key column, in key order. */
+    List<ColumnStatistics> keyStatistics(DataFileStatistics statistics) {
+        List<ColumnStatistics> columns = new ArrayList<>(keyColumns.size());
+        for (int i = 0; i < keyColumns.size(); i++) {
+            Column column = new Column(keyColumns.get(i));
+            Long nulls = statistics.getNullCount().get(column);
+            columns.add(
+                    new ColumnStatistics(
+                            lowerBound(keyTypes.get(i), statistics.getMinValues().get(column)),
+                            upperBound(keyTypes.get(i), statistics.getMaxValues().get(column)),
+                            nulls == null ? -1 : nulls));
+        }
+        return columns;
+    }
+
+    private static Object lowerBound(ValueType type, Literal literal) {
+        Object value = normalize(type, literal);
+        if (value instanceof Long micros && isTimestamp(type)) {
+            return micros - MICROS_PER_MILLI;
+        }
+        return value;
+    }
+
+    private static Object upperBound(ValueType type, Literal literal) {
+        Object value = normalize(type, literal);
+        if (value instanceof Long micros && isTimestamp(type)) {
+            return micros + MICROS_PER_MILLI;
+        }
+        if (value instanceof String text
+                && text.length() > STRING_PREFIX_LENGTH
+                && text.charAt(text.length() - 1) == '\ufffd') {
+            // Older writers cut long maxima and appended U+FFFD, which is not an upper bound
+            // in code-point order for supplementary characters.
+            return null;
+        }
+        return value;
+    }
+
+    private static boolean isTimestamp(ValueType type) {
+        return type instanceof ValueType.Primitive primitive
+                && (primitive.kind() == ValueType.Kind.TIMESTAMP
+                        || primitive.kind() == ValueType.Kind.TIMESTAMP_NTZ);
+    }
+
+    private static Object normalize(ValueType type, Literal literal) {
+        if (literal == null || literal.getValue() == null) {
+            return null;
+        }
+        Object value = literal.getValue();
+        if (type instanceof ValueType.Decimal decimal && value instanceof BigDecimal number) {
+            return number;
+        }
+        if (!(type instanceof ValueType.Primitive primitive)) {
+            return null;
+        }
+        return switch (primitive.kind()) {
+            case TINYINT -> value instanceof Number n ? (Object) n.byteValue() : null;
+            case SMALLINT -> value instanceof Number n ? (Object) n.shortValue() : null;
+            case INT, DATE -> value instanceof Number n ? (Object) n.intValue() : null;
+            case BIGINT, TIMESTAMP, TIMESTAMP_NTZ ->
+                    value instanceof Number n ? (Object) n.longValue() : null;
+            case FLOAT -> value instanceof Number n ? (Object) n.floatValue() : null;
+            case DOUBLE -> value instanceof Number n ? (Object) n.doubleValue() : null;
+            case STRING -> value instanceof String ? value : null;
+            case BINARY -> value instanceof byte[] ? value : null;
+            case BOOLEAN -> value instanceof Boolean ? value : null;
+        };
+    }
+}

@@ -1,0 +1,123 @@
+package io.deltalite.flink.internal.delta;
+
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.types.ArrayType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.MapType;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Refuses tables whose features deltalite cannot honour when it rewrites files. Deletion vectors
+ * are fine (their rows stay deleted); Kernel itself refuses features it cannot write.
+ */
+final class TableFeatureCheck {
+    private TableFeatureCheck() {}
+
+    static void requireWritable(Snapshot snapshot, String tablePath) {
+        Map<String, String> properties = snapshot.getTableProperties();
+        String columnMapping = properties.getOrDefault("delta.columnMapping.mode", "none");
+        if (!"none".equalsIgnoreCase(columnMapping)) {
+            refuse(
+                    tablePath,
+                    "column mapping (delta.columnMapping.mode = " + columnMapping + ")",
+                    "deltalite writes data files by column name.");
+        }
+        if (isTrue(properties, "delta.enableChangeDataFeed")) {
+            refuse(
+                    tablePath,
+                    "change data feed (delta.enableChangeDataFeed = true)",
+                    "deltalite does not write change data files.");
+        }
+        if (isTrue(properties, "delta.appendOnly")) {
+            refuse(
+                    tablePath,
+                    "append-only (delta.appendOnly = true)",
+                    "an upsert has to remove rewritten files.");
+        }
+        if (isTrue(properties, "delta.enableRowTracking")) {
+            refuse(
+                    tablePath,
+                    "row tracking (delta.enableRowTracking = true)",
+                    "deltalite does not carry row ids over when it rewrites a file.");
+        }
+        if (isTrue(properties, "delta.enableIcebergCompatV2")
+                || isTrue(properties, "delta.enableIcebergCompatV3")) {
+            refuse(
+                    tablePath,
+                    "Iceberg compatibility (delta.enableIcebergCompatV2/V3)",
+                    "it requires column mapping.");
+        }
+        for (String property : properties.keySet()) {
+            if (property.toLowerCase(Locale.ROOT).startsWith("delta.constraints.")) {
+                refuse(
+                        tablePath,
+                        "CHECK constraint '" + property.substring(18) + "'",
+                        "deltalite does not evaluate constraints.");
+            }
+        }
+        Set<String> features = KernelInternals.tableFeatures(snapshot);
+        if (features.contains("materializePartitionColumns")) {
+            refuse(
+                    tablePath,
+                    "materialized partition columns",
+                    "deltalite writes partition values only into the log.");
+        }
+        checkColumns(snapshot.getSchema(), tablePath, "");
+    }
+
+    private static void checkColumns(DataType type, String tablePath, String prefix) {
+        if (type instanceof StructType struct) {
+            for (StructField field : struct.fields()) {
+                String name = prefix + field.getName();
+                Map<String, Object> metadata = field.getMetadata().getEntries();
+                if (metadata.containsKey("delta.invariants")) {
+                    refuse(
+                            tablePath,
+                            "a NOT NULL/invariant constraint on column '" + name + "'",
+                            "deltalite does not evaluate invariants.");
+                }
+                if (metadata.containsKey("delta.generationExpression")) {
+                    refuse(
+                            tablePath,
+                            "generated column '" + name + "'",
+                            "deltalite does not compute generated columns.");
+                }
+                if (metadata.containsKey("delta.identity.start")
+                        || metadata.containsKey("delta.identity.step")) {
+                    refuse(
+                            tablePath,
+                            "identity column '" + name + "'",
+                            "deltalite does not assign identity values.");
+                }
+                checkColumns(field.getDataType(), tablePath, name + ".");
+            }
+        } else if (type instanceof ArrayType array) {
+            checkColumns(array.getElementType(), tablePath, prefix);
+        } else if (type instanceof MapType map) {
+            checkColumns(map.getKeyType(), tablePath, prefix);
+            checkColumns(map.getValueType(), tablePath, prefix);
+        }
+    }
+
+    private static boolean isTrue(Map<String, String> properties, String key) {
+        return "true".equalsIgnoreCase(properties.getOrDefault(key, "false").trim());
+    }
+
+    private static void refuse(String tablePath, String feature, String why) {
+        throw new DeltaLiteUnsupportedTableException(
+                "The Delta table at "
+                        + tablePath
+                        + " uses "
+                        + feature
+                        + ", which deltalite cannot"
+                        + " write correctly: "
+                        + why
+                        + " Write to a table without this feature"
+                        + " (or disable it on the table).");
+    }
+}

@@ -1,0 +1,50 @@
+package io.deltalite.flink.internal.merge;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A Parquet data file of the table, committed or written but not yet committed.
+ *
+ * @param path absolute, fully qualified path; the identity of the file
+ * @param sizeBytes file size
+ * @param modificationTime milliseconds since the epoch
+ * @param numRecords rows in the file (before deletion vectors), -1 when unknown
+ * @param keyStatistics per match-key column, in key order; empty when the file has no statistics
+ * @param deletionVectorId identifies the deletion vector that deletes some rows of the file, or
+ *     {@code null} when it has none; a file that gains a deletion vector is a different file
+ * @param logStatistics the statistics as they are written in the Delta log (opaque to the engine),
+ *     or {@code null}
+ */
+public record DataFile(
+        String path,
+        long sizeBytes,
+        long modificationTime,
+        long numRecords,
+        List<ColumnStatistics> keyStatistics,
+        String deletionVectorId,
+        String logStatistics) {
+
+    public DataFile {
+        Objects.requireNonNull(path, "path");
+        keyStatistics = List.copyOf(keyStatistics);
+    }
+
+    public boolean hasDeletionVector() {
+        return deletionVectorId != null;
+    }
+
+    /** Path and deletion vector: what makes two listings of a file the same file. */
+    public String identity() {
+        return deletionVectorId == null ? path : path + "#dv=" + deletionVectorId;
+    }
+
+    public boolean hasStatistics() {
+        return numRecords >= 0;
+    }
+
+    /** The file name, for messages. */
+    public String name() {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+}

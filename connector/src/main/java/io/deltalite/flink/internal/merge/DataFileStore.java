@@ -1,0 +1,26 @@
+package io.deltalite.flink.internal.merge;
+
+import java.util.List;
+
+/** How the engine reads and writes the data files of one table. */
+public interface DataFileStore {
+
+    /** Streams {@code file} with only its match-key columns decoded, one batch at a time. */
+    BatchStream readKeys(DataFile file);
+
+    /** Streams the complete rows of {@code file}; rows its deletion vector deletes are not live. */
+    BatchStream readRows(DataFile file);
+
+    /** Wraps new rows, in table-column order, as a batch that can be written. */
+    RowBatch newRows(List<Object[]> rows);
+
+    /**
+     * Writes the live rows of {@code batches} into new data files of {@code partition}, starting a
+     * new file at the target file size, with statistics. The files are not part of the table until
+     * a commit adds them. If writing fails, the files written so far are deleted.
+     */
+    List<DataFile> write(PartitionValues partition, BatchStream batches);
+
+    /** Deletes a data file that was written but will never be committed. Best effort. */
+    void deleteUncommitted(DataFile file);
+}

@@ -1,0 +1,164 @@
+package io.deltalite.flink.internal.merge;
+
+import io.deltalite.flink.sink.NullKeyPolicy;
+import io.deltalite.flink.sink.PruneStrategy;
+import java.io.Serializable;
+import java.util.Objects;
+
+/**
+ * The knobs of the merge engine, parsed and checked once.
+ *
+ * @param maxParallelFiles files read at the same time by one merge (probe and rewrite)
+ * @param maxBufferedBytes budget of the change buffer of a writer
+ * @param targetFileSizeBytes size at which a new data file is started; 0 means the table's {@code
+ *     delta.targetFileSize}, else 128 MiB
+ * @param rowGroupSizeBytes Parquet row-group size of written files; bounds the memory of each open
+ *     output file
+ * @param readBatchSize rows per decoded batch when reading data files
+ * @param pruneStrategy how files holding changed keys are found
+ * @param commitRetries attempts after the first to land a commit when other writers interfere
+ * @param nullKeyPolicy what to do with rows whose key has a null
+ */
+public record MergeOptions(
+        int maxParallelFiles,
+        long maxBufferedBytes,
+        long targetFileSizeBytes,
+        long rowGroupSizeBytes,
+        int readBatchSize,
+        PruneStrategy pruneStrategy,
+        int commitRetries,
+        NullKeyPolicy nullKeyPolicy)
+        implements Serializable {
+
+    public static final long DEFAULT_TARGET_FILE_SIZE = 128L << 20;
+
+    public static final MergeOptions DEFAULTS =
+            new MergeOptions(
+                    4,
+                    64L << 20,
+                    0,
+                    32L << 20,
+                    8192,
+                    PruneStrategy.PROBE,
+                    10,
+                    NullKeyPolicy.INSERT);
+
+    public MergeOptions {
+        requirePositive(maxParallelFiles, "max-parallel-files");
+        requirePositive(maxBufferedBytes, "max-buffered-bytes");
+        if (targetFileSizeBytes < 0) {
+            throw new IllegalArgumentException(
+                    "target-file-size must be positive, but is " + targetFileSizeBytes);
+        }
+        requirePositive(rowGroupSizeBytes, "row-group-size");
+        requirePositive(readBatchSize, "read-batch-size");
+        Objects.requireNonNull(pruneStrategy, "pruneStrategy");
+        Objects.requireNonNull(nullKeyPolicy, "nullKeyPolicy");
+        if (commitRetries < 0) {
+            throw new IllegalArgumentException(
+                    "commit-retries must be 0 or more, but is " + commitRetries);
+        }
+    }
+
+    private static void requirePositive(long value, String name) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be positive, but is " + value);
+        }
+    }
+
+    public MergeOptions withMaxParallelFiles(int value) {
+        return new MergeOptions(
+                value,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy);
+    }
+
+    public MergeOptions withMaxBufferedBytes(long value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                value,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy);
+    }
+
+    public MergeOptions withTargetFileSizeBytes(long value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                value,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy);
+    }
+
+    public MergeOptions withRowGroupSizeBytes(long value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                value,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy);
+    }
+
+    public MergeOptions withReadBatchSize(int value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                value,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy);
+    }
+
+    public MergeOptions withPruneStrategy(PruneStrategy value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                value,
+                commitRetries,
+                nullKeyPolicy);
+    }
+
+    public MergeOptions withCommitRetries(int value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                value,
+                nullKeyPolicy);
+    }
+
+    public MergeOptions withNullKeyPolicy(NullKeyPolicy value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                value);
+    }
+}

@@ -1,0 +1,15 @@
+package io.deltalite.flink.internal.merge;
+
+/** A table as the merge engine sees it: its schema, its latest snapshot and its data files. */
+public interface MergeTable {
+
+    /** The table location, for messages. */
+    String location();
+
+    TableSchema schema();
+
+    /** Loads the latest committed version. */
+    TableSnapshot latestSnapshot();
+
+    DataFileStore files();
+}

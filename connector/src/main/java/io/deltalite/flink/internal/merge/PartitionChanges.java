@@ -1,0 +1,164 @@
+package io.deltalite.flink.internal.merge;
+
+import io.deltalite.flink.exceptions.DeltaLiteInvalidInputException;
+import io.deltalite.flink.sink.NullKeyPolicy;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The changes of one partition in one checkpoint: for each key its last change (the row that
+ * replaces it, or its deletion), plus the rows whose key has a null, which never match.
+ *
+ * <p>Not thread-safe; one writer fills it, then a merge reads it.
+ */
+public final class PartitionChanges {
+    private static final Object[] DELETED = new Object[0];
+
+    private final TableSchema schema;
+    private final PartitionValues partition;
+    private final int[] keyIndexes;
+    private final NullKeyPolicy nullKeyPolicy;
+    private final Map<RowKey, Object[]> lastChange = new LinkedHashMap<>();
+    private final List<Object[]> nullKeyRows = new ArrayList<>();
+    private long sourceRows;
+    private long nullKeyCount;
+    private long estimatedBytes;
+
+    public PartitionChanges(TableSchema schema, PartitionValues partition, NullKeyPolicy policy) {
+        this.schema = schema;
+        this.partition = partition;
+        this.keyIndexes = schema.matchKeyIndexes();
+        this.nullKeyPolicy = policy;
+    }
+
+    /** Records that {@code row} (in table-column order) replaces its key. */
+    public void upsert(Object[] row) {
+        sourceRows++;
+        RowKey key = RowKey.of(row, keyIndexes);
+        if (key == null) {
+            if (acceptNullKey(row)) {
+                nullKeyRows.add(row);
+                estimatedBytes += RowSizeEstimator.estimate(row);
+            }
+            return;
+        }
+        put(key, row);
+    }
+
+    /** Records that the key of {@code row} (only its key columns are read) is deleted. */
+    public void delete(Object[] row) {
+        sourceRows++;
+        RowKey key = RowKey.of(row, keyIndexes);
+        if (key == null) {
+            // A null key matches nothing, so there is nothing to delete.
+            acceptNullKey(row);
+            return;
+        }
+        put(key, DELETED);
+    }
+
+    private void put(RowKey key, Object[] change) {
+        Object[] previous = lastChange.put(key, change);
+        if (previous == null) {
+            estimatedBytes += RowSizeEstimator.keyOverhead(keyIndexes.length);
+            estimatedBytes += RowSizeEstimator.estimate(keyValues(key));
+        } else if (previous != DELETED) {
+            estimatedBytes -= RowSizeEstimator.estimate(previous);
+        }
+        if (change != DELETED) {
+            estimatedBytes += RowSizeEstimator.estimate(change);
+        }
+    }
+
+    private static Object[] keyValues(RowKey key) {
+        return key.values().toArray();
+    }
+
+    private boolean acceptNullKey(Object[] row) {
+        nullKeyCount++;
+        switch (nullKeyPolicy) {
+            case INSERT:
+                return true;
+            case DROP:
+                return false;
+            case FAIL:
+            default:
+                throw new DeltaLiteInvalidInputException(
+                        "A change for partition "
+                                + partition.describe(schema.partitionColumns())
+                                + " has a null in primary-key column '"
+                                + firstNullKeyColumn(row)
+                                + "', and the null-key policy is 'fail'. Fix the source, or set"
+                                + " 'null-key-policy' to 'insert' (insert such rows, as MERGE"
+                                + " does) or 'drop'. Nothing of this checkpoint was committed.");
+        }
+    }
+
+    private String firstNullKeyColumn(Object[] row) {
+        for (int index : keyIndexes) {
+            if (row[index] == null) {
+                return schema.columns().get(index).name();
+            }
+        }
+        return "?";
+    }
+
+    public PartitionValues partition() {
+        return partition;
+    }
+
+    /** Every key with a change (upsert or delete). */
+    public Set<RowKey> changedKeys() {
+        return Collections.unmodifiableSet(lastChange.keySet());
+    }
+
+    /** The rows to write: the last upsert of each key, then the rows with a null key. */
+    public List<Object[]> upsertedRows() {
+        List<Object[]> rows = new ArrayList<>(lastChange.size() + nullKeyRows.size());
+        for (Object[] change : lastChange.values()) {
+            if (change != DELETED) {
+                rows.add(change);
+            }
+        }
+        rows.addAll(nullKeyRows);
+        return rows;
+    }
+
+    /** The keys whose last change is a delete. */
+    public List<RowKey> deletedKeys() {
+        List<RowKey> keys = new ArrayList<>();
+        lastChange.forEach(
+                (key, change) -> {
+                    if (change == DELETED) {
+                        keys.add(key);
+                    }
+                });
+        return keys;
+    }
+
+    /** Whether the last change of {@code key} is an upsert. */
+    public boolean isUpserted(RowKey key) {
+        Object[] change = lastChange.get(key);
+        return change != null && change != DELETED;
+    }
+
+    public boolean isEmpty() {
+        return lastChange.isEmpty() && nullKeyRows.isEmpty() && nullKeyCount == 0;
+    }
+
+    public long sourceRows() {
+        return sourceRows;
+    }
+
+    public long nullKeyRows() {
+        return nullKeyCount;
+    }
+
+    public long estimatedBytes() {
+        return estimatedBytes;
+    }
+}

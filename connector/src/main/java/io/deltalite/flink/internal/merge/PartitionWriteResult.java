@@ -1,0 +1,123 @@
+package io.deltalite.flink.internal.merge;
+
+import io.deltalite.flink.sink.UpsertStats;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What a merge of one partition produced, and everything needed to redo it against a newer
+ * snapshot.
+ *
+ * <p>Added files come in two kinds. <em>Upsert files</em> hold rows that are new in this
+ * checkpoint; they stay valid whatever else happens to the partition. <em>Survivor files</em> are
+ * copies of unchanged rows of the removed files; they are only valid while the partition still has
+ * exactly the files the merge planned against ({@link #baseFingerprint}). If it does not, the
+ * committer discards the survivors and rewrites the current files, removing the keys of the upsert
+ * files and the {@link #deletedKeys}.
+ *
+ * @param partition the partition
+ * @param baseFingerprint fingerprint of the live files the merge planned against
+ * @param removedFiles files of that set that the merge replaced
+ * @param upsertFiles new files with the rows that are new in this checkpoint
+ * @param survivorFiles new files with the unchanged rows of the removed files
+ * @param deletedKeys keys whose last change in this checkpoint is a delete
+ * @param stats what the merge did
+ */
+public record PartitionWriteResult(
+        PartitionValues partition,
+        String baseFingerprint,
+        List<DataFile> removedFiles,
+        List<DataFile> upsertFiles,
+        List<DataFile> survivorFiles,
+        List<RowKey> deletedKeys,
+        UpsertStats stats) {
+
+    public PartitionWriteResult {
+        Objects.requireNonNull(partition, "partition");
+        Objects.requireNonNull(baseFingerprint, "baseFingerprint");
+        removedFiles = List.copyOf(removedFiles);
+        upsertFiles = List.copyOf(upsertFiles);
+        survivorFiles = List.copyOf(survivorFiles);
+        deletedKeys = List.copyOf(deletedKeys);
+        Objects.requireNonNull(stats, "stats");
+    }
+
+    /** Every file this result adds. */
+    public List<DataFile> addedFiles() {
+        List<DataFile> added = new ArrayList<>(upsertFiles.size() + survivorFiles.size());
+        added.addAll(upsertFiles);
+        added.addAll(survivorFiles);
+        return added;
+    }
+
+    /** Whether committing this result would change nothing. */
+    public boolean isNoop() {
+        return removedFiles.isEmpty() && upsertFiles.isEmpty() && survivorFiles.isEmpty();
+    }
+
+    /**
+     * The combined effect of this result followed by {@code later}, a merge of the same partition
+     * in the same checkpoint that planned against this result's files. Files this result added and
+     * {@code later} removed never reach the table: they are returned by {@link
+     * #filesReplacedBy(PartitionWriteResult)} for deletion.
+     */
+    public PartitionWriteResult then(PartitionWriteResult later) {
+        if (!partition.equals(later.partition)) {
+            throw new IllegalArgumentException("results of different partitions");
+        }
+        Set<String> removedLater = paths(later.removedFiles);
+        Set<String> addedHere = paths(addedFiles());
+        List<DataFile> removed = new ArrayList<>(removedFiles);
+        for (DataFile file : later.removedFiles) {
+            if (!addedHere.contains(file.path())) {
+                removed.add(file);
+            }
+        }
+        List<DataFile> upserts = new ArrayList<>();
+        for (DataFile file : upsertFiles) {
+            if (!removedLater.contains(file.path())) {
+                upserts.add(file);
+            }
+        }
+        upserts.addAll(later.upsertFiles);
+        List<DataFile> survivors = new ArrayList<>();
+        for (DataFile file : survivorFiles) {
+            if (!removedLater.contains(file.path())) {
+                survivors.add(file);
+            }
+        }
+        survivors.addAll(later.survivorFiles);
+        Set<RowKey> deleted = new LinkedHashSet<>(deletedKeys);
+        deleted.addAll(later.deletedKeys);
+        return new PartitionWriteResult(
+                partition,
+                baseFingerprint,
+                removed,
+                upserts,
+                survivors,
+                new ArrayList<>(deleted),
+                stats.plus(later.stats));
+    }
+
+    /** Files this result adds that {@code later} removes again. */
+    public List<DataFile> filesReplacedBy(PartitionWriteResult later) {
+        Set<String> removedLater = paths(later.removedFiles);
+        List<DataFile> replaced = new ArrayList<>();
+        for (DataFile file : addedFiles()) {
+            if (removedLater.contains(file.path())) {
+                replaced.add(file);
+            }
+        }
+        return replaced;
+    }
+
+    private static Set<String> paths(List<DataFile> files) {
+        Set<String> paths = new HashSet<>();
+        files.forEach(file -> paths.add(file.path()));
+        return paths;
+    }
+}

@@ -1,0 +1,21 @@
+package io.deltalite.flink.internal.merge;
+
+/**
+ * A batch of decoded rows of a data file (or of new rows), as the storage layer hands it to the
+ * engine. The engine only looks at keys and liveness; the column data stays in the storage layer's
+ * own format and is passed back to it when the batch is written.
+ */
+public interface RowBatch {
+
+    /** Rows in the batch, live or not. */
+    int size();
+
+    /** Whether {@code row} is part of the data (not deleted by a deletion vector or a filter). */
+    boolean isLive(int row);
+
+    /** The match key of {@code row}, or {@code null} when one of its key columns is null. */
+    RowKey keyAt(int row);
+
+    /** A view of this batch in which only the rows with {@code keep[row]} stay live. */
+    RowBatch retain(boolean[] keep);
+}

@@ -1,0 +1,83 @@
+package io.deltalite.flink.internal.merge;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The match-key values of one row, compared the way SQL {@code MERGE} compares keys: binary by
+ * content, {@code -0.0} different from {@code 0.0}, {@code NaN} equal to {@code NaN} ({@link
+ * Double#equals} semantics). A key with a null component never exists as a {@code RowKey}: such
+ * rows never match.
+ */
+public final class RowKey {
+    private final Object[] values;
+    private final int hash;
+
+    private RowKey(Object[] values) {
+        this.values = values;
+        this.hash = Arrays.deepHashCode(values);
+    }
+
+    /**
+     * The key of {@code row} at {@code keyIndexes}, or {@code null} when a key column is null. The
+     * values must already be normalized (see {@link ValueType}).
+     */
+    public static RowKey of(Object[] row, int[] keyIndexes) {
+        Object[] values = new Object[keyIndexes.length];
+        for (int i = 0; i < keyIndexes.length; i++) {
+            Object value = row[keyIndexes[i]];
+            if (value == null) {
+                return null;
+            }
+            values[i] = value;
+        }
+        return new RowKey(values);
+    }
+
+    /** A key from its component values; returns {@code null} when one is null. */
+    public static RowKey ofValues(Object... values) {
+        for (Object value : values) {
+            if (value == null) {
+                return null;
+            }
+        }
+        return new RowKey(values.clone());
+    }
+
+    public int size() {
+        return values.length;
+    }
+
+    public Object get(int index) {
+        return values[index];
+    }
+
+    public List<Object> values() {
+        return List.of(values);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof RowKey key
+                && hash == key.hash
+                && Arrays.deepEquals(values, key.values);
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder("(");
+        for (int i = 0; i < values.length; i++) {
+            text.append(i == 0 ? "" : ", ");
+            text.append(
+                    values[i] instanceof byte[] bytes
+                            ? "0x" + java.util.HexFormat.of().formatHex(bytes)
+                            : values[i]);
+        }
+        return text.append(')').toString();
+    }
+}

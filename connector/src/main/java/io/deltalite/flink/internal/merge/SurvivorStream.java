@@ -1,0 +1,98 @@
+package io.deltalite.flink.internal.merge;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Streams the rows of a list of files, one batch at a time, leaving out every row whose key has
+ * changed. Only one file is open at a time. It records which changed keys it met and how many rows
+ * it kept.
+ */
+final class SurvivorStream implements BatchStream {
+    private final DataFileStore store;
+    private final Iterator<DataFile> files;
+    private final Set<RowKey> changedKeys;
+    private final Set<RowKey> foundKeys;
+    private final LongAdder keptRows;
+    private BatchStream current;
+    private RowBatch next;
+
+    /**
+     * @param foundKeys receives each changed key met in a live row (thread-safe set), or null
+     */
+    SurvivorStream(
+            DataFileStore store,
+            List<DataFile> files,
+            Set<RowKey> changedKeys,
+            Set<RowKey> foundKeys,
+            LongAdder keptRows) {
+        this.store = store;
+        this.files = files.iterator();
+        this.changedKeys = changedKeys;
+        this.foundKeys = foundKeys;
+        this.keptRows = keptRows;
+    }
+
+    @Override
+    public boolean hasNext() {
+        while (next == null) {
+            if (current != null && current.hasNext()) {
+                next = filter(current.next());
+            } else {
+                closeCurrent();
+                if (!files.hasNext()) {
+                    return false;
+                }
+                current = store.readRows(files.next());
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public RowBatch next() {
+        if (!hasNext()) {
+            throw new NoSuchElementException();
+        }
+        RowBatch batch = next;
+        next = null;
+        return batch;
+    }
+
+    private RowBatch filter(RowBatch batch) {
+        boolean[] keep = new boolean[batch.size()];
+        long kept = 0;
+        for (int row = 0; row < keep.length; row++) {
+            if (!batch.isLive(row)) {
+                continue;
+            }
+            RowKey key = batch.keyAt(row);
+            if (key != null && changedKeys.contains(key)) {
+                if (foundKeys != null) {
+                    foundKeys.add(key);
+                }
+            } else {
+                keep[row] = true;
+                kept++;
+            }
+        }
+        keptRows.add(kept);
+        return batch.retain(keep);
+    }
+
+    private void closeCurrent() {
+        if (current != null) {
+            BatchStream closing = current;
+            current = null;
+            closing.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        closeCurrent();
+    }
+}

@@ -1,0 +1,30 @@
+package io.deltalite.flink.internal.merge;
+
+import java.io.Serializable;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the user declared about the table: the columns of the input, the primary key, the partition
+ * columns and, for a table deltalite creates, its table properties. An existing table keeps its own
+ * schema and partitioning; the declaration must fit it.
+ */
+public record TableDefinition(
+        List<ValueType.Field> columns,
+        List<String> primaryKey,
+        List<String> partitionColumns,
+        Map<String, String> tableProperties)
+        implements Serializable {
+
+    public TableDefinition {
+        columns = List.copyOf(columns);
+        primaryKey = List.copyOf(primaryKey);
+        partitionColumns = List.copyOf(partitionColumns);
+        tableProperties = Map.copyOf(tableProperties);
+    }
+
+    /** The schema of a table created from this definition. */
+    public TableSchema toSchema() {
+        return new TableSchema(columns, primaryKey, partitionColumns);
+    }
+}

@@ -1,0 +1,77 @@
+package io.deltalite.flink.sink;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+/**
+ * What one merge or one commit did. A merge of one partition reports {@code version == -1}; a
+ * commit reports the Delta version it created and the sum over its partitions.
+ *
+ * @param version the Delta table version the commit created, or -1 before it is committed
+ * @param partitionsTouched partitions with at least one change
+ * @param filesAdded data files added
+ * @param filesRemoved data files removed (rewritten)
+ * @param filesCarriedOver files of touched partitions that were kept untouched
+ * @param filesProbed files whose key columns were read to look for changed keys
+ * @param rowsInserted upserted keys that were not in the partition before
+ * @param rowsUpdated upserted keys that replaced stored rows
+ * @param rowsDeleted stored keys removed by a delete
+ * @param rowsCopied unchanged rows copied from rewritten files into new files
+ * @param sourceRows change records that reached the merge, before the last change per key won
+ * @param nullKeyRows change records with a null in a primary-key column
+ * @param bytesWritten bytes of the data files added
+ */
+@PublicEvolving
+public record UpsertStats(
+        long version,
+        long partitionsTouched,
+        long filesAdded,
+        long filesRemoved,
+        long filesCarriedOver,
+        long filesProbed,
+        long rowsInserted,
+        long rowsUpdated,
+        long rowsDeleted,
+        long rowsCopied,
+        long sourceRows,
+        long nullKeyRows,
+        long bytesWritten) {
+
+    /** Statistics of a merge that did nothing. */
+    public static final UpsertStats EMPTY = new UpsertStats(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    /** The sum of two merges; the version of the result is -1. */
+    public UpsertStats plus(UpsertStats other) {
+        return new UpsertStats(
+                -1,
+                partitionsTouched + other.partitionsTouched,
+                filesAdded + other.filesAdded,
+                filesRemoved + other.filesRemoved,
+                filesCarriedOver + other.filesCarriedOver,
+                filesProbed + other.filesProbed,
+                rowsInserted + other.rowsInserted,
+                rowsUpdated + other.rowsUpdated,
+                rowsDeleted + other.rowsDeleted,
+                rowsCopied + other.rowsCopied,
+                sourceRows + other.sourceRows,
+                nullKeyRows + other.nullKeyRows,
+                bytesWritten + other.bytesWritten);
+    }
+
+    /** These statistics, as committed in Delta version {@code committedVersion}. */
+    public UpsertStats withVersion(long committedVersion) {
+        return new UpsertStats(
+                committedVersion,
+                partitionsTouched,
+                filesAdded,
+                filesRemoved,
+                filesCarriedOver,
+                filesProbed,
+                rowsInserted,
+                rowsUpdated,
+                rowsDeleted,
+                rowsCopied,
+                sourceRows,
+                nullKeyRows,
+                bytesWritten);
+    }
+}
