@@ -10,7 +10,6 @@ import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.statistics.DataFileStatistics;
-import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
@@ -112,9 +111,7 @@ final class KernelFileStore implements DataFileStore {
 
     private BatchStream read(DataFile file, StructType columns, int[] keyOrdinals) {
         StructType readSchema =
-                file.hasDeletionVector()
-                        ? columns.add(StructField.DEFAULT_ROW_INDEX_COLUMN)
-                        : columns;
+                file.hasDeletionVector() ? columns.add(KernelSchemas.ROW_INDEX) : columns;
         CloseableIterator<ColumnarBatch> physical;
         try {
             CloseableIterator<FileReadResult> results =

@@ -8,6 +8,7 @@ import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.DateType;
 import io.delta.kernel.types.DecimalType;
 import io.delta.kernel.types.DoubleType;
+import io.delta.kernel.types.FieldMetadata;
 import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
@@ -133,6 +134,17 @@ final class KernelSchemas {
         }
         return ValueType.of(kind);
     }
+
+    /**
+     * The row-index column to read with a file that has a deletion vector; marked internal so that
+     * Kernel's scan drops it once it has applied the vector.
+     */
+    static final StructField ROW_INDEX =
+            StructField.DEFAULT_ROW_INDEX_COLUMN.withNewMetadata(
+                    FieldMetadata.builder()
+                            .fromMetadata(StructField.DEFAULT_ROW_INDEX_COLUMN.getMetadata())
+                            .putBoolean(StructField.IS_INTERNAL_COLUMN_KEY, true)
+                            .build());
 
     /** The physical schema of the data files: every column but the partition columns. */
     static StructType dataSchema(TableSchema schema) {

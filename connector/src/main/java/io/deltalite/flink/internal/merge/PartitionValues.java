@@ -24,7 +24,9 @@ public record PartitionValues(List<Object> values) implements Serializable {
         }
         List<Object> values = new ArrayList<>(partitionIndexes.length);
         for (int index : partitionIndexes) {
-            values.add(row[index]);
+            // Delta stores an empty partition value as null: they are one partition.
+            Object value = row[index];
+            values.add("".equals(value) ? null : value);
         }
         return new PartitionValues(values);
     }

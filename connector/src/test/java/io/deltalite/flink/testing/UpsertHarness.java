@@ -1,0 +1,93 @@
+package io.deltalite.flink.testing;
+
+import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.merge.CheckpointCommitter;
+import io.deltalite.flink.internal.merge.CommitOutcome;
+import io.deltalite.flink.internal.merge.MergeOptions;
+import io.deltalite.flink.internal.merge.MergeWriter;
+import io.deltalite.flink.internal.merge.PartitionMerger;
+import io.deltalite.flink.internal.merge.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.TableDefinition;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The merge engine driven the way the sink drives it — buffer changes, prepare a checkpoint, commit
+ * it with a transaction id — on a real Delta table, without Flink.
+ */
+public final class UpsertHarness implements AutoCloseable {
+    public static final String APP_ID = "harness";
+
+    private final String location;
+    private final DeltaTable table;
+    private final ExecutorService files;
+    private final MergeWriter writer;
+    private final CheckpointCommitter committer;
+    private long checkpoint;
+
+    private UpsertHarness(String location, DeltaTable table, MergeOptions options) {
+        this.location = location;
+        this.table = table;
+        this.files = Executors.newFixedThreadPool(options.maxParallelFiles());
+        this.writer = new MergeWriter(table, options, APP_ID, 2, files);
+        this.committer =
+                new CheckpointCommitter(table, new PartitionMerger(table, options, files), options);
+    }
+
+    public static UpsertHarness open(
+            String location, TableDefinition definition, MergeOptions options) {
+        return new UpsertHarness(
+                location, DeltaTable.open(location, Map.of(), options, definition, true), options);
+    }
+
+    public DeltaTable table() {
+        return table;
+    }
+
+    public MergeWriter writer() {
+        return writer;
+    }
+
+    public void upsert(Object... row) {
+        writer.upsert(row);
+    }
+
+    public void delete(Object... row) {
+        writer.delete(row);
+    }
+
+    /** Prepares the buffered changes as the next checkpoint and commits it. */
+    public CommitOutcome commit() {
+        List<PartitionWriteResult> results = prepare();
+        return commitPrepared(checkpoint, results);
+    }
+
+    /** Prepares the next checkpoint without committing it; returns its results. */
+    public List<PartitionWriteResult> prepare() {
+        List<PartitionWriteResult> results = writer.prepare();
+        checkpoint++;
+        writer.prepared(checkpoint);
+        return results;
+    }
+
+    public long lastCheckpoint() {
+        return checkpoint;
+    }
+
+    public CommitOutcome commitPrepared(long checkpointId, List<PartitionWriteResult> results) {
+        return committer.commit(APP_ID, checkpointId, results);
+    }
+
+    public List<Object[]> read() {
+        return KernelTableReader.readAll(location);
+    }
+
+    @Override
+    public void close() {
+        writer.close();
+        files.shutdownNow();
+    }
+}
