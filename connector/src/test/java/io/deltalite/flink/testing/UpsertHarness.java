@@ -3,6 +3,7 @@ package io.deltalite.flink.testing;
 import io.deltalite.flink.internal.delta.DeltaTable;
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.internal.merge.CheckpointCommitter;
+import io.deltalite.flink.internal.merge.CheckpointResults;
 import io.deltalite.flink.internal.merge.CommitOutcome;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.MergeWriter;
@@ -78,7 +79,7 @@ public final class UpsertHarness implements AutoCloseable {
     }
 
     public CommitOutcome commitPrepared(long checkpointId, List<PartitionWriteResult> results) {
-        return committer.commit(APP_ID, checkpointId, results);
+        return committer.commit(new CheckpointResults(APP_ID, checkpointId, results));
     }
 
     public List<Object[]> read() {

@@ -44,8 +44,10 @@ public final class CheckpointCommitter {
         this.commitRetries = options.commitRetries();
     }
 
-    public CommitOutcome commit(
-            String appId, long checkpointId, List<PartitionWriteResult> results) {
+    public CommitOutcome commit(CheckpointResults checkpoint) {
+        String appId = checkpoint.appId();
+        long checkpointId = checkpoint.checkpointId();
+        List<PartitionWriteResult> results = checkpoint.results();
         Map<PartitionValues, PartitionWriteResult> current = new LinkedHashMap<>();
         for (PartitionWriteResult result : results) {
             current.merge(

@@ -1,6 +1,7 @@
 package io.deltalite.flink.internal.merge;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,7 +42,7 @@ public final class MergeWriter implements AutoCloseable {
     private final ExecutorService partitionPool;
 
     /** Results of prepared checkpoints not yet seen committed, by checkpoint id. */
-    private final TreeMap<Long, List<PartitionWriteResult>> pending = new TreeMap<>();
+    private final TreeMap<Long, CheckpointResults> pending = new TreeMap<>();
 
     /** Results of the current checkpoint so far (early merges). */
     private final Map<PartitionValues, PartitionWriteResult> current = new LinkedHashMap<>();
@@ -110,19 +111,23 @@ public final class MergeWriter implements AutoCloseable {
     /** Records that the results of the last {@link #prepare()} belong to {@code checkpointId}. */
     public void prepared(long checkpointId) {
         if (!lastPrepared.isEmpty()) {
-            pending.put(checkpointId, lastPrepared);
+            pending.put(checkpointId, new CheckpointResults(appId, checkpointId, lastPrepared));
         }
         lastPrepared = List.of();
     }
 
     /** Results of prepared checkpoints that the table did not show committed yet. */
-    public Map<Long, List<PartitionWriteResult>> pending() {
-        return new TreeMap<>(pending);
+    public List<CheckpointResults> pending() {
+        return new ArrayList<>(pending.values());
     }
 
     /** After a restore: results of checkpoints that may still be committed. */
-    public void restorePending(Map<Long, List<PartitionWriteResult>> restored) {
-        pending.putAll(restored);
+    public void restorePending(List<CheckpointResults> restored) {
+        restored.forEach(results -> pending.put(results.checkpointId(), results));
+    }
+
+    public String appId() {
+        return appId;
     }
 
     private void merge(Map<PartitionValues, PartitionChanges> changes) {
@@ -149,19 +154,26 @@ public final class MergeWriter implements AutoCloseable {
         }
     }
 
+    /** Forgets results the table shows committed (each under the app id it was prepared for). */
     private void dropCommitted(TableSnapshot snapshot) {
-        OptionalLong committed = snapshot.committedCheckpoint(appId);
-        if (committed.isPresent()) {
-            pending.headMap(committed.getAsLong(), true).clear();
-        }
+        Map<String, OptionalLong> committed = new HashMap<>();
+        pending.values()
+                .removeIf(
+                        results -> {
+                            OptionalLong version =
+                                    committed.computeIfAbsent(
+                                            results.appId(), snapshot::committedCheckpoint);
+                            return version.isPresent()
+                                    && version.getAsLong() >= results.checkpointId();
+                        });
     }
 
     /** The partition as this writer sees it: committed files, then its own uncommitted results. */
     private View view(PartitionValues partition, List<DataFile> committed) {
         Map<String, DataFile> files = new LinkedHashMap<>();
         committed.forEach(file -> files.put(file.path(), file));
-        for (List<PartitionWriteResult> results : pending.values()) {
-            for (PartitionWriteResult result : results) {
+        for (CheckpointResults checkpoint : pending.values()) {
+            for (PartitionWriteResult result : checkpoint.results()) {
                 if (result.partition().equals(partition)) {
                     apply(result, files);
                 }

@@ -1,0 +1,175 @@
+package io.deltalite.flink.internal.merge;
+
+import io.deltalite.flink.sink.UpsertStats;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The binary form of partition results, as they travel in Flink committables and state. The layout
+ * is versioned by the serializers that use it; this class writes the current layout.
+ */
+public final class ResultCodec {
+    private ResultCodec() {}
+
+    public static void writeResults(DataOutput out, List<PartitionWriteResult> results)
+            throws IOException {
+        out.writeInt(results.size());
+        for (PartitionWriteResult result : results) {
+            writeResult(out, result);
+        }
+    }
+
+    public static List<PartitionWriteResult> readResults(DataInput in) throws IOException {
+        int count = in.readInt();
+        List<PartitionWriteResult> results = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            results.add(readResult(in));
+        }
+        return results;
+    }
+
+    public static void writeResult(DataOutput out, PartitionWriteResult result) throws IOException {
+        writeValues(out, result.partition().values());
+        ValueCodec.writeString(out, result.baseFingerprint());
+        writeFiles(out, result.removedFiles());
+        writeFiles(out, result.upsertFiles());
+        writeFiles(out, result.survivorFiles());
+        out.writeInt(result.deletedKeys().size());
+        for (RowKey key : result.deletedKeys()) {
+            writeValues(out, key.values());
+        }
+        writeStats(out, result.stats());
+    }
+
+    public static PartitionWriteResult readResult(DataInput in) throws IOException {
+        PartitionValues partition = new PartitionValues(readValues(in));
+        String fingerprint = ValueCodec.readString(in);
+        List<DataFile> removed = readFiles(in);
+        List<DataFile> upserts = readFiles(in);
+        List<DataFile> survivors = readFiles(in);
+        int keyCount = in.readInt();
+        List<RowKey> deletedKeys = new ArrayList<>(keyCount);
+        for (int i = 0; i < keyCount; i++) {
+            deletedKeys.add(RowKey.ofValues(readValues(in).toArray()));
+        }
+        return new PartitionWriteResult(
+                partition, fingerprint, removed, upserts, survivors, deletedKeys, readStats(in));
+    }
+
+    private static void writeValues(DataOutput out, List<Object> values) throws IOException {
+        out.writeInt(values.size());
+        for (Object value : values) {
+            ValueCodec.write(out, value);
+        }
+    }
+
+    private static List<Object> readValues(DataInput in) throws IOException {
+        int count = in.readInt();
+        List<Object> values = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            values.add(ValueCodec.read(in));
+        }
+        return values;
+    }
+
+    private static void writeFiles(DataOutput out, List<DataFile> files) throws IOException {
+        out.writeInt(files.size());
+        for (DataFile file : files) {
+            ValueCodec.writeString(out, file.path());
+            out.writeLong(file.sizeBytes());
+            out.writeLong(file.modificationTime());
+            out.writeLong(file.numRecords());
+            out.writeInt(file.keyStatistics().size());
+            for (ColumnStatistics column : file.keyStatistics()) {
+                ValueCodec.write(out, column.min());
+                ValueCodec.write(out, column.max());
+                out.writeLong(column.nullCount());
+            }
+            writeNullableString(out, file.deletionVectorId());
+            writeNullableString(out, file.logStatistics());
+        }
+    }
+
+    private static List<DataFile> readFiles(DataInput in) throws IOException {
+        int count = in.readInt();
+        List<DataFile> files = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String path = ValueCodec.readString(in);
+            long size = in.readLong();
+            long modificationTime = in.readLong();
+            long numRecords = in.readLong();
+            int columns = in.readInt();
+            List<ColumnStatistics> statistics = new ArrayList<>(columns);
+            for (int c = 0; c < columns; c++) {
+                statistics.add(
+                        new ColumnStatistics(
+                                ValueCodec.read(in), ValueCodec.read(in), in.readLong()));
+            }
+            String deletionVector = readNullableString(in);
+            String logStatistics = readNullableString(in);
+            files.add(
+                    new DataFile(
+                            path,
+                            size,
+                            modificationTime,
+                            numRecords,
+                            statistics,
+                            deletionVector,
+                            logStatistics));
+        }
+        return files;
+    }
+
+    private static void writeNullableString(DataOutput out, String value) throws IOException {
+        out.writeBoolean(value != null);
+        if (value != null) {
+            ValueCodec.writeString(out, value);
+        }
+    }
+
+    private static String readNullableString(DataInput in) throws IOException {
+        return in.readBoolean() ? ValueCodec.readString(in) : null;
+    }
+
+    private static void writeStats(DataOutput out, UpsertStats stats) throws IOException {
+        long[] values = {
+            stats.version(), stats.partitionsTouched(), stats.filesAdded(), stats.filesRemoved(),
+            stats.filesCarriedOver(), stats.filesProbed(), stats.rowsInserted(),
+                    stats.rowsUpdated(),
+            stats.rowsDeleted(), stats.rowsCopied(), stats.sourceRows(), stats.nullKeyRows(),
+            stats.bytesWritten()
+        };
+        out.writeInt(values.length);
+        for (long value : values) {
+            out.writeLong(value);
+        }
+    }
+
+    private static UpsertStats readStats(DataInput in) throws IOException {
+        int count = in.readInt();
+        long[] values = new long[13];
+        for (int i = 0; i < count; i++) {
+            long value = in.readLong();
+            if (i < values.length) {
+                values[i] = value;
+            }
+        }
+        return new UpsertStats(
+                values[0],
+                values[1],
+                values[2],
+                values[3],
+                values[4],
+                values[5],
+                values[6],
+                values[7],
+                values[8],
+                values[9],
+                values[10],
+                values[11],
+                values[12]);
+    }
+}
