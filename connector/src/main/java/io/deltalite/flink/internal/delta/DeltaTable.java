@@ -118,6 +118,20 @@ public final class DeltaTable implements MergeTable {
                 snapshot.getTableProperties());
     }
 
+    /** The partition columns of the table at {@code location}, or none if there is no table. */
+    public static List<String> partitionColumnsIfExists(
+            String location, Map<String, String> hadoopOptions) {
+        Configuration hadoopConf = new Configuration();
+        hadoopOptions.forEach(hadoopConf::set);
+        try {
+            return TableManager.loadSnapshot(location)
+                    .build(DefaultEngine.create(hadoopConf))
+                    .getPartitionColumnNames();
+        } catch (TableNotFoundException e) {
+            return List.of();
+        }
+    }
+
     private static Snapshot loadOrCreate(
             String location, Engine engine, TableDefinition definition, boolean createIfMissing) {
         try {

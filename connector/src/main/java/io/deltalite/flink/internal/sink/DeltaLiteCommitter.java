@@ -1,0 +1,163 @@
+package io.deltalite.flink.internal.sink;
+
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.merge.CheckpointCommitter;
+import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.CommitOutcome;
+import io.deltalite.flink.internal.merge.PartitionMerger;
+import io.deltalite.flink.sink.UpsertStats;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lands each checkpoint's committable as one Delta commit tagged with the transaction id {@code
+ * (appId, checkpointId)}.
+ *
+ * <p>It assumes what Flink's committer operator guarantees: committables reach it only after their
+ * checkpoint completed, in checkpoint order, and again after a restore if they were not
+ * acknowledged. A committable whose transaction id the table already records is acknowledged as
+ * already committed; anything else is committed by {@link CheckpointCommitter}, which merges
+ * partitions again if another writer changed them. When its retries run out the job fails and the
+ * committable is replayed after the restart.
+ */
+@Internal
+final class DeltaLiteCommitter implements Committer<CheckpointResults> {
+    private static final Logger LOG = LoggerFactory.getLogger(DeltaLiteCommitter.class);
+
+    private final SinkConfig config;
+    private final SinkMetrics metrics;
+    private ExecutorService fileExecutor;
+    private CheckpointCommitter committer;
+
+    DeltaLiteCommitter(SinkConfig config, CommitterInitContext context) {
+        this.config = config;
+        this.metrics = new SinkMetrics(context.metricGroup());
+    }
+
+    @Override
+    public void commit(Collection<CommitRequest<CheckpointResults>> requests) {
+        List<CommitRequest<CheckpointResults>> ordered = new ArrayList<>(requests);
+        ordered.sort(Comparator.comparingLong(request -> request.getCommittable().checkpointId()));
+        for (CommitRequest<CheckpointResults> request : ordered) {
+            commit(request);
+        }
+    }
+
+    private void commit(CommitRequest<CheckpointResults> request) {
+        CheckpointResults committable = request.getCommittable();
+        long started = System.nanoTime();
+        CommitOutcome outcome;
+        FaultInjection.at(FaultInjection.Point.BEFORE_COMMIT, config.location());
+        try {
+            outcome = committer().commit(committable);
+        } catch (UncheckedIOException e) {
+            LOG.warn(
+                    "Commit of checkpoint {} to {} failed on storage; retrying: {}",
+                    committable.checkpointId(),
+                    config.location(),
+                    e.toString());
+            request.retryLater();
+            return;
+        } catch (DeltaLiteException e) {
+            request.signalFailedWithUnknownReason(e);
+            return;
+        }
+        FaultInjection.at(FaultInjection.Point.AFTER_COMMIT, config.location());
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        switch (outcome.status()) {
+            case ALREADY_COMMITTED -> {
+                LOG.info(
+                        "Checkpoint {} of app {} is already committed to {}; skipping it.",
+                        committable.checkpointId(),
+                        committable.appId(),
+                        config.location());
+                request.signalAlreadyCommitted();
+            }
+            case NOTHING_TO_COMMIT ->
+                    LOG.info(
+                            "Checkpoint {} changed nothing in {}; no Delta commit.",
+                            committable.checkpointId(),
+                            config.location());
+            case COMMITTED -> {
+                metrics.committed(outcome.stats(), millis);
+                LOG.info(
+                        "Committed checkpoint {} to {} as version {} in {} ms ({} attempt(s), {}"
+                                + " partition(s) re-merged): {}",
+                        committable.checkpointId(),
+                        config.location(),
+                        outcome.version(),
+                        millis,
+                        outcome.attempts(),
+                        outcome.remergedPartitions(),
+                        describe(outcome.stats()));
+            }
+        }
+    }
+
+    static String describe(UpsertStats stats) {
+        return "partitions="
+                + stats.partitionsTouched()
+                + " files +"
+                + stats.filesAdded()
+                + " -"
+                + stats.filesRemoved()
+                + " kept="
+                + stats.filesCarriedOver()
+                + " probed="
+                + stats.filesProbed()
+                + " rows inserted="
+                + stats.rowsInserted()
+                + " updated="
+                + stats.rowsUpdated()
+                + " deleted="
+                + stats.rowsDeleted()
+                + " copied="
+                + stats.rowsCopied()
+                + " source="
+                + stats.sourceRows()
+                + " nullKey="
+                + stats.nullKeyRows()
+                + " bytesWritten="
+                + stats.bytesWritten();
+    }
+
+    private CheckpointCommitter committer() {
+        if (committer == null) {
+            DeltaTable table =
+                    DeltaTable.open(
+                            config.location(),
+                            config.hadoopOptions(),
+                            config.mergeOptions(),
+                            config.definition(),
+                            true);
+            fileExecutor =
+                    Executors.newFixedThreadPool(
+                            config.mergeOptions().maxParallelFiles(),
+                            DeltaLiteWriter.daemonThreads("deltalite-commit-files"));
+            committer =
+                    new CheckpointCommitter(
+                            table,
+                            new PartitionMerger(table, config.mergeOptions(), fileExecutor),
+                            config.mergeOptions());
+        }
+        return committer;
+    }
+
+    @Override
+    public void close() {
+        if (fileExecutor != null) {
+            fileExecutor.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package io.deltalite.flink.internal.sink;
+
+import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.InputProjection;
+import io.deltalite.flink.internal.merge.MergeWriter;
+import io.deltalite.flink.internal.merge.PartitionWriteResult;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.table.data.RowData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A writer subtask: converts each record into a change of the engine's {@link MergeWriter}, which
+ * buffers it (merging partitions early if the buffer runs over its budget), and at each checkpoint
+ * merges what is buffered and hands the partition results on for the commit.
+ *
+ * <p>All records of a partition reach the same subtask (the sink keys them by partition before the
+ * writer), so no two subtasks ever rewrite the same file.
+ */
+@Internal
+final class DeltaLiteWriter
+        implements StatefulSinkWriter<RowData, WriterState>,
+                CommittingSinkWriter<RowData, WriteResult> {
+    private static final Logger LOG = LoggerFactory.getLogger(DeltaLiteWriter.class);
+
+    private final SinkConfig config;
+    private final RowDataConverter converter;
+    private final ExecutorService fileExecutor;
+    private final MergeWriter merge;
+
+    DeltaLiteWriter(
+            SinkConfig config, WriterInitContext context, Collection<WriterState> restored) {
+        this.config = config;
+        DeltaTable table =
+                DeltaTable.open(
+                        config.location(),
+                        config.hadoopOptions(),
+                        config.mergeOptions(),
+                        config.definition(),
+                        true);
+        this.converter =
+                new RowDataConverter(
+                        config.rowType(),
+                        InputProjection.plan(
+                                config.definition().columns(), table.schema(), table.location()));
+        int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+        this.fileExecutor =
+                Executors.newFixedThreadPool(
+                        config.mergeOptions().maxParallelFiles(),
+                        daemonThreads("deltalite-files-" + subtask));
+        this.merge =
+                new MergeWriter(
+                        table,
+                        config.mergeOptions(),
+                        config.appId(),
+                        config.maxParallelPartitions(),
+                        fileExecutor);
+        List<CheckpointResults> pending = new ArrayList<>();
+        restored.forEach(state -> pending.addAll(state.pending()));
+        merge.restorePending(pending);
+        context.metricGroup().gauge("deltaliteBufferedBytes", merge::bufferedBytes);
+        context.metricGroup().gauge("deltalitePendingCheckpoints", () -> merge.pending().size());
+        LOG.info(
+                "deltalite writer {} opened {} with {} restored pending checkpoint(s).",
+                subtask,
+                table.location(),
+                pending.size());
+    }
+
+    @Override
+    public void write(RowData row, Context context) throws IOException {
+        FaultInjection.at(FaultInjection.Point.WRITE, config.location());
+        Object[] tableRow = converter.toTableRow(row);
+        switch (row.getRowKind()) {
+            case INSERT:
+            case UPDATE_AFTER:
+                merge.upsert(tableRow);
+                break;
+            case DELETE:
+            case UPDATE_BEFORE:
+                merge.delete(tableRow);
+                break;
+            default:
+                throw new IllegalStateException("unknown row kind " + row.getRowKind());
+        }
+    }
+
+    @Override
+    public void flush(boolean endOfInput) {
+        // Changes are merged in prepareCommit, which Flink calls right after this.
+    }
+
+    @Override
+    public Collection<WriteResult> prepareCommit() {
+        List<PartitionWriteResult> results = merge.prepare();
+        FaultInjection.at(FaultInjection.Point.PREPARED, config.location());
+        if (results.isEmpty()) {
+            return List.of();
+        }
+        return List.of(new WriteResult(merge.appId(), results));
+    }
+
+    @Override
+    public List<WriterState> snapshotState(long checkpointId) {
+        merge.prepared(checkpointId);
+        return List.of(new WriterState(merge.pending()));
+    }
+
+    @Override
+    public void close() {
+        merge.close();
+        fileExecutor.shutdownNow();
+    }
+
+    static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger counter = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    SinkConfig config() {
+        return config;
+    }
+}

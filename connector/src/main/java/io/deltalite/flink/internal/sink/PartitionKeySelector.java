@@ -1,0 +1,71 @@
+package io.deltalite.flink.internal.sink;
+
+import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Locale;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Keys each record by the values of its partition columns, so that all records of a partition (and
+ * so all rewrites of its files) go to one writer. Values that Delta stores as the same partition
+ * (an empty string and null) get the same key.
+ */
+final class PartitionKeySelector implements KeySelector<RowData, String> {
+    private static final long serialVersionUID = 1L;
+
+    private final RowDataConverter.ValueReader[] readers;
+
+    PartitionKeySelector(RowType inputType, List<String> partitionColumns) {
+        this.readers = new RowDataConverter.ValueReader[partitionColumns.size()];
+        for (int i = 0; i < readers.length; i++) {
+            int index = indexOf(inputType, partitionColumns.get(i));
+            RowData.FieldGetter getter =
+                    RowData.createFieldGetter(inputType.getTypeAt(index), index);
+            RowDataConverter.ValueReader value =
+                    RowDataConverter.valueReader(inputType.getTypeAt(index));
+            readers[i] =
+                    row -> {
+                        Object field = getter.getFieldOrNull((RowData) row);
+                        return field == null ? null : value.read(field);
+                    };
+        }
+    }
+
+    private static int indexOf(RowType type, String column) {
+        List<String> names = type.getFieldNames();
+        for (int i = 0; i < names.size(); i++) {
+            if (names.get(i).toLowerCase(Locale.ROOT).equals(column.toLowerCase(Locale.ROOT))) {
+                return i;
+            }
+        }
+        throw new DeltaLiteSchemaMismatchException(
+                "Partition column '"
+                        + column
+                        + "' of the table is not a field of the input "
+                        + names
+                        + ". Add it to the input.");
+    }
+
+    @Override
+    public String getKey(RowData row) {
+        if (readers.length == 0) {
+            return "";
+        }
+        StringBuilder key = new StringBuilder();
+        for (RowDataConverter.ValueReader reader : readers) {
+            Object value = reader.read(row);
+            if (value == null || "".equals(value)) {
+                key.append('\u0000');
+            } else if (value instanceof BigDecimal decimal) {
+                key.append(decimal.stripTrailingZeros().toPlainString());
+            } else {
+                key.append(value);
+            }
+            key.append('\u0001');
+        }
+        return key.toString();
+    }
+}

@@ -1,0 +1,142 @@
+package io.deltalite.flink.internal.sink;
+
+import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.ResultCodec;
+import io.deltalite.flink.internal.merge.ValueCodec;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+/**
+ * The versioned serializers of the sink's committables and state. Version 1 is the first layout; a
+ * later layout gets a new version and the old one stays readable.
+ */
+@Internal
+public final class Serializers {
+    private Serializers() {}
+
+    /** Writer subtask → aggregator. */
+    public static final class WriteResultSerializer
+            implements SimpleVersionedSerializer<WriteResult> {
+        public static final int VERSION = 1;
+
+        @Override
+        public int getVersion() {
+            return VERSION;
+        }
+
+        @Override
+        public byte[] serialize(WriteResult result) throws IOException {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try (DataOutputStream out = new DataOutputStream(bytes)) {
+                ValueCodec.writeString(out, result.appId());
+                ResultCodec.writeResults(out, result.results());
+            }
+            return bytes.toByteArray();
+        }
+
+        @Override
+        public WriteResult deserialize(int version, byte[] serialized) throws IOException {
+            requireVersion(version, VERSION, "write result");
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
+                return new WriteResult(ValueCodec.readString(in), ResultCodec.readResults(in));
+            }
+        }
+    }
+
+    /** Aggregator → committer: one per checkpoint. */
+    public static final class CommittableSerializer
+            implements SimpleVersionedSerializer<CheckpointResults> {
+        public static final int VERSION = 1;
+
+        @Override
+        public int getVersion() {
+            return VERSION;
+        }
+
+        @Override
+        public byte[] serialize(CheckpointResults committable) throws IOException {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try (DataOutputStream out = new DataOutputStream(bytes)) {
+                writeCheckpoint(out, committable);
+            }
+            return bytes.toByteArray();
+        }
+
+        @Override
+        public CheckpointResults deserialize(int version, byte[] serialized) throws IOException {
+            requireVersion(version, VERSION, "committable");
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
+                return readCheckpoint(in);
+            }
+        }
+    }
+
+    /** Writer subtask state. */
+    public static final class WriterStateSerializer
+            implements SimpleVersionedSerializer<WriterState> {
+        public static final int VERSION = 1;
+
+        @Override
+        public int getVersion() {
+            return VERSION;
+        }
+
+        @Override
+        public byte[] serialize(WriterState state) throws IOException {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try (DataOutputStream out = new DataOutputStream(bytes)) {
+                out.writeInt(state.pending().size());
+                for (CheckpointResults pending : state.pending()) {
+                    writeCheckpoint(out, pending);
+                }
+            }
+            return bytes.toByteArray();
+        }
+
+        @Override
+        public WriterState deserialize(int version, byte[] serialized) throws IOException {
+            requireVersion(version, VERSION, "writer state");
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
+                int count = in.readInt();
+                List<CheckpointResults> pending = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    pending.add(readCheckpoint(in));
+                }
+                return new WriterState(pending);
+            }
+        }
+    }
+
+    private static void writeCheckpoint(DataOutputStream out, CheckpointResults checkpoint)
+            throws IOException {
+        ValueCodec.writeString(out, checkpoint.appId());
+        out.writeLong(checkpoint.checkpointId());
+        ResultCodec.writeResults(out, checkpoint.results());
+    }
+
+    private static CheckpointResults readCheckpoint(DataInputStream in) throws IOException {
+        String appId = ValueCodec.readString(in);
+        long checkpointId = in.readLong();
+        return new CheckpointResults(appId, checkpointId, ResultCodec.readResults(in));
+    }
+
+    private static void requireVersion(int version, int current, String what) throws IOException {
+        if (version < 1 || version > current) {
+            throw new IOException(
+                    "Cannot read a deltalite "
+                            + what
+                            + " of serializer version "
+                            + version
+                            + "; this version of deltalite reads versions 1 to "
+                            + current
+                            + ". Restore with the deltalite version that wrote the state, or newer.");
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package io.deltalite.flink.internal.sink;
+
+import io.deltalite.flink.internal.merge.MergeOptions;
+import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.sink.DeltaLiteOptions;
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Everything the sink's operators need, parsed and checked once when the job is built, and shipped
+ * with the job graph. Storage settings may hold secrets: {@link #toString()} shows only their keys.
+ */
+@Internal
+public final class SinkConfig implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final String location;
+    private final RowType rowType;
+    private final TableDefinition definition;
+    private final String appId;
+    private final MergeOptions mergeOptions;
+    private final int maxParallelPartitions;
+    private final Map<String, String> hadoopOptions;
+
+    private SinkConfig(
+            String location,
+            RowType rowType,
+            TableDefinition definition,
+            String appId,
+            MergeOptions mergeOptions,
+            int maxParallelPartitions,
+            Map<String, String> hadoopOptions) {
+        this.location = location;
+        this.rowType = rowType;
+        this.definition = definition;
+        this.appId = appId;
+        this.mergeOptions = mergeOptions;
+        this.maxParallelPartitions = maxParallelPartitions;
+        this.hadoopOptions = hadoopOptions;
+    }
+
+    /**
+     * @param appId the user's transaction application id, or null to generate one for this job
+     */
+    public static SinkConfig create(
+            String location,
+            RowType rowType,
+            List<String> primaryKey,
+            List<String> partitionKey,
+            String appId,
+            Configuration options,
+            Map<String, String> hadoopOptions,
+            Map<String, String> tableProperties) {
+        TableDefinition definition =
+                new TableDefinition(
+                        FlinkTypes.toFields(rowType), primaryKey, partitionKey, tableProperties);
+        // Checks the key columns and types now, at job build time, rather than on the cluster.
+        definition.toSchema();
+        MergeOptions merge =
+                new MergeOptions(
+                        options.get(DeltaLiteOptions.MAX_PARALLEL_FILES),
+                        options.get(DeltaLiteOptions.MAX_BUFFERED_BYTES).getBytes(),
+                        options.getOptional(DeltaLiteOptions.TARGET_FILE_SIZE)
+                                .map(MemorySize::getBytes)
+                                .orElse(0L),
+                        options.get(DeltaLiteOptions.ROW_GROUP_SIZE).getBytes(),
+                        options.get(DeltaLiteOptions.READ_BATCH_SIZE),
+                        options.get(DeltaLiteOptions.PRUNE_STRATEGY),
+                        options.get(DeltaLiteOptions.COMMIT_RETRIES),
+                        options.get(DeltaLiteOptions.NULL_KEY_POLICY));
+        int partitions = options.get(DeltaLiteOptions.MAX_PARALLEL_PARTITIONS);
+        if (partitions < 1) {
+            throw new IllegalArgumentException(
+                    "max-parallel-partitions must be positive, but is " + partitions);
+        }
+        return new SinkConfig(
+                location,
+                rowType,
+                definition,
+                appId != null ? appId : "deltalite-" + UUID.randomUUID(),
+                merge,
+                partitions,
+                new LinkedHashMap<>(hadoopOptions));
+    }
+
+    public String location() {
+        return location;
+    }
+
+    public RowType rowType() {
+        return rowType;
+    }
+
+    public TableDefinition definition() {
+        return definition;
+    }
+
+    /** The application id of the checkpoints this job prepares. */
+    public String appId() {
+        return appId;
+    }
+
+    public MergeOptions mergeOptions() {
+        return mergeOptions;
+    }
+
+    public int maxParallelPartitions() {
+        return maxParallelPartitions;
+    }
+
+    public Map<String, String> hadoopOptions() {
+        return java.util.Collections.unmodifiableMap(hadoopOptions);
+    }
+
+    @Override
+    public String toString() {
+        return "SinkConfig{location="
+                + location
+                + ", primaryKey="
+                + definition.primaryKey()
+                + ", partitionColumns="
+                + definition.partitionColumns()
+                + ", appId="
+                + appId
+                + ", options="
+                + mergeOptions
+                + ", maxParallelPartitions="
+                + maxParallelPartitions
+                + ", hadoopOptions="
+                + hadoopOptions.keySet()
+                + " (values hidden)}";
+    }
+}

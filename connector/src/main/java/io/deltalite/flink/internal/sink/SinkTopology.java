@@ -1,0 +1,79 @@
+package io.deltalite.flink.internal.sink;
+
+import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.merge.CheckpointResults;
+import java.util.Collection;
+import java.util.List;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.table.data.RowData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds the parts of the sink's operator graph for {@code DeltaLiteSink}: the keyBy on partition
+ * values before the writers, the writers, the parallelism-1 aggregator, the committer.
+ */
+@Internal
+public final class SinkTopology {
+    private static final Logger LOG = LoggerFactory.getLogger(SinkTopology.class);
+
+    private SinkTopology() {}
+
+    public static StatefulSinkWriter<RowData, WriterState> writer(
+            SinkConfig config, WriterInitContext context, Collection<WriterState> restored) {
+        return new DeltaLiteWriter(config, context, restored);
+    }
+
+    public static Committer<CheckpointResults> committer(
+            SinkConfig config, CommitterInitContext context) {
+        return new DeltaLiteCommitter(config, context);
+    }
+
+    /**
+     * Keys records by their partition values, so one writer owns each partition. For an existing
+     * table the sink did not declare partition columns for, the table's are looked up now.
+     */
+    public static DataStream<RowData> keyByPartition(SinkConfig config, DataStream<RowData> input) {
+        List<String> partitionColumns = config.definition().partitionColumns();
+        if (partitionColumns.isEmpty()) {
+            partitionColumns = existingPartitionColumns(config);
+        }
+        return input.keyBy(new PartitionKeySelector(config.rowType(), partitionColumns));
+    }
+
+    private static List<String> existingPartitionColumns(SinkConfig config) {
+        try {
+            return DeltaTable.partitionColumnsIfExists(config.location(), config.hadoopOptions());
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Could not read the partition columns of {} while building the job ({}); all"
+                            + " records go to one writer. Declare partitionKey(...) to spread"
+                            + " partitions over writers.",
+                    config.location(),
+                    e.toString());
+            return List.of();
+        }
+    }
+
+    /** One committable per checkpoint, from a single aggregator, to the committer. */
+    public static DataStream<CommittableMessage<CheckpointResults>> aggregate(
+            DataStream<CommittableMessage<WriteResult>> writeResults) {
+        TypeInformation<CommittableMessage<CheckpointResults>> type =
+                CommittableMessageTypeInfo.of(Serializers.CommittableSerializer::new);
+        return writeResults
+                .global()
+                .transform("deltalite-commit-aggregator", type, new CommitAggregator())
+                .uid("deltalite-commit-aggregator")
+                .setParallelism(1)
+                .setMaxParallelism(1)
+                .global();
+    }
+}

@@ -1,0 +1,97 @@
+package io.deltalite.flink.sink;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+/**
+ * Every knob of the deltalite sink, with its default. Set them with {@link
+ * DeltaLiteSinkBuilder#option(ConfigOption, Object)}:
+ *
+ * <pre>{@code
+ * DeltaLiteSink.forTable("/data/orders")
+ *     .rowType(rowType)
+ *     .primaryKey("id")
+ *     .option(DeltaLiteOptions.MAX_PARALLEL_FILES, 8)
+ *     .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("256mb"))
+ *     .build();
+ * }</pre>
+ */
+@PublicEvolving
+public final class DeltaLiteOptions {
+    private DeltaLiteOptions() {}
+
+    public static final ConfigOption<Integer> MAX_PARALLEL_FILES =
+            ConfigOptions.key("max-parallel-files")
+                    .intType()
+                    .defaultValue(4)
+                    .withDescription(
+                            "Data files one writer reads at the same time, to probe them for"
+                                    + " changed keys or to rewrite them. Each rewrite lane writes its"
+                                    + " own output file, so this also bounds open output files.");
+
+    public static final ConfigOption<Integer> MAX_PARALLEL_PARTITIONS =
+            ConfigOptions.key("max-parallel-partitions")
+                    .intType()
+                    .defaultValue(2)
+                    .withDescription("Partitions one writer merges at the same time.");
+
+    public static final ConfigOption<MemorySize> MAX_BUFFERED_BYTES =
+            ConfigOptions.key("max-buffered-bytes")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(64))
+                    .withDescription(
+                            "Heap budget of a writer's change buffer. Past it, the largest"
+                                    + " partitions are merged early; their results stay pending"
+                                    + " until the checkpoint commits them.");
+
+    public static final ConfigOption<MemorySize> TARGET_FILE_SIZE =
+            ConfigOptions.key("target-file-size")
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Size at which a new data file is started. Defaults to the table's"
+                                    + " delta.targetFileSize, else 128 MiB.");
+
+    public static final ConfigOption<MemorySize> ROW_GROUP_SIZE =
+            ConfigOptions.key("row-group-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(32))
+                    .withDescription(
+                            "Parquet row-group size of written files. Each open output file holds"
+                                    + " up to one row group in memory.");
+
+    public static final ConfigOption<Integer> READ_BATCH_SIZE =
+            ConfigOptions.key("read-batch-size")
+                    .intType()
+                    .defaultValue(8192)
+                    .withDescription("Rows per decoded batch when reading data files.");
+
+    public static final ConfigOption<PruneStrategy> PRUNE_STRATEGY =
+            ConfigOptions.key("prune-strategy")
+                    .enumType(PruneStrategy.class)
+                    .defaultValue(PruneStrategy.PROBE)
+                    .withDescription(
+                            "How files holding changed keys are found: PROBE (statistics, then"
+                                    + " read the key columns), STATS (statistics only) or NONE"
+                                    + " (rewrite every file of a touched partition).");
+
+    public static final ConfigOption<Integer> COMMIT_RETRIES =
+            ConfigOptions.key("commit-retries")
+                    .intType()
+                    .defaultValue(10)
+                    .withDescription(
+                            "Attempts after the first to land a checkpoint's commit when other"
+                                    + " writers commit in between. Partitions they changed are"
+                                    + " merged again before each attempt.");
+
+    public static final ConfigOption<NullKeyPolicy> NULL_KEY_POLICY =
+            ConfigOptions.key("null-key-policy")
+                    .enumType(NullKeyPolicy.class)
+                    .defaultValue(NullKeyPolicy.INSERT)
+                    .withDescription(
+                            "Rows with a null in a primary-key column never match. INSERT them"
+                                    + " (as MERGE does), FAIL the checkpoint, or DROP and count"
+                                    + " them.");
+}

@@ -1,0 +1,157 @@
+package io.deltalite.flink.sink;
+
+import io.deltalite.flink.internal.sink.SinkConfig;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Builds a {@link DeltaLiteSink}; obtain one with {@link DeltaLiteSink#forTable(String)}. Setters
+ * check their argument and return this builder; {@link #build()} checks what spans several settings
+ * and says what to set.
+ */
+@PublicEvolving
+public final class DeltaLiteSinkBuilder {
+    private final String location;
+    private RowType rowType;
+    private final List<String> primaryKey = new ArrayList<>();
+    private final List<String> partitionKey = new ArrayList<>();
+    private String appId;
+    private final Configuration options = new Configuration();
+    private final Map<String, String> hadoopOptions = new LinkedHashMap<>();
+    private final Map<String, String> tableProperties = new LinkedHashMap<>();
+
+    DeltaLiteSinkBuilder(String location) {
+        this.location = requireText(location, "table location");
+    }
+
+    /** The type of the input {@code RowData}; its {@code RowKind} gives the change kind. */
+    public DeltaLiteSinkBuilder rowType(RowType rowType) {
+        this.rowType = Objects.requireNonNull(rowType, "rowType must not be null");
+        return this;
+    }
+
+    /** The primary-key columns, in order. Required. */
+    public DeltaLiteSinkBuilder primaryKey(String... columns) {
+        this.primaryKey.clear();
+        for (String column : columns) {
+            this.primaryKey.add(requireText(column, "primary-key column"));
+        }
+        return this;
+    }
+
+    /** The partition columns of a table the sink creates; an existing table keeps its own. */
+    public DeltaLiteSinkBuilder partitionKey(String... columns) {
+        this.partitionKey.clear();
+        for (String column : columns) {
+            this.partitionKey.add(requireText(column, "partition column"));
+        }
+        return this;
+    }
+
+    /**
+     * The Delta transaction application id of this sink's commits. Optional: by default an id is
+     * generated when the job is built, and each checkpoint's commit carries the id it was prepared
+     * under, so replays are recognized across restarts and savepoint restores. Set it to keep one
+     * id across job submissions.
+     */
+    public DeltaLiteSinkBuilder appId(String appId) {
+        this.appId = requireText(appId, "app id");
+        return this;
+    }
+
+    /** Sets one of the {@link DeltaLiteOptions}. */
+    public <T> DeltaLiteSinkBuilder option(ConfigOption<T> option, T value) {
+        Objects.requireNonNull(option, "option must not be null");
+        Objects.requireNonNull(
+                value, () -> "value of option '" + option.key() + "' must not be null");
+        options.set(option, value);
+        return this;
+    }
+
+    /** Sets a storage setting, such as {@code fs.s3a.endpoint}. Values are never logged. */
+    public DeltaLiteSinkBuilder hadoopOption(String key, String value) {
+        hadoopOptions.put(
+                requireText(key, "Hadoop option key"), Objects.requireNonNull(value, key));
+        return this;
+    }
+
+    /**
+     * A table property (for example {@code delta.checkpointInterval}) of a table the sink creates.
+     */
+    public DeltaLiteSinkBuilder tableProperty(String key, String value) {
+        tableProperties.put(requireText(key, "table property"), Objects.requireNonNull(value, key));
+        return this;
+    }
+
+    public DeltaLiteSink build() {
+        if (rowType == null) {
+            throw new IllegalArgumentException(
+                    "No row type set for the deltalite sink of "
+                            + location
+                            + ": call rowType(...) with the RowType of the input RowData.");
+        }
+        if (primaryKey.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "No primary key set for the deltalite sink of "
+                            + location
+                            + ": call primaryKey(...) with the columns that identify a row.");
+        }
+        List<String> names = rowType.getFieldNames();
+        for (String column : concat(primaryKey, partitionKey)) {
+            if (!names.contains(column)) {
+                throw new IllegalArgumentException(
+                        "Column '"
+                                + column
+                                + "' is not a field of the row type "
+                                + names
+                                + ". Fix the primary or partition key of the sink of "
+                                + location
+                                + ".");
+            }
+        }
+        return new DeltaLiteSink(
+                SinkConfig.create(
+                        location,
+                        rowType,
+                        primaryKey,
+                        partitionKey,
+                        appId,
+                        options,
+                        hadoopOptions,
+                        tableProperties));
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    private static String requireText(String value, String what) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("The " + what + " must not be null or blank.");
+        }
+        return value;
+    }
+
+    @Override
+    public String toString() {
+        return "DeltaLiteSinkBuilder{"
+                + location
+                + ", primaryKey="
+                + primaryKey
+                + ", partitionKey="
+                + partitionKey
+                + ", hadoopOptions="
+                + Arrays.toString(hadoopOptions.keySet().toArray())
+                + " (values hidden)}";
+    }
+}

@@ -1,0 +1,66 @@
+package io.deltalite.flink.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** Reads a table's commit files directly, to check what each version recorded. */
+public final class DeltaHistory {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** One commit: its version, its transaction id (or null) and its file actions. */
+    public record Commit(long version, String appId, long txnVersion, int adds, int removes) {}
+
+    private DeltaHistory() {}
+
+    public static List<Commit> commits(Path table) {
+        List<Commit> commits = new ArrayList<>();
+        try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
+            for (Path file :
+                    files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))
+                            .sorted()
+                            .toList()) {
+                long version = Long.parseLong(file.getFileName().toString().substring(0, 20));
+                String appId = null;
+                long txnVersion = -1;
+                int adds = 0;
+                int removes = 0;
+                for (String line : Files.readAllLines(file)) {
+                    if (line.isBlank()) {
+                        continue;
+                    }
+                    JsonNode action = JSON.readTree(line);
+                    if (action.has("txn")) {
+                        appId = action.get("txn").get("appId").asText();
+                        txnVersion = action.get("txn").get("version").asLong();
+                    } else if (action.has("add")) {
+                        adds++;
+                    } else if (action.has("remove")) {
+                        removes++;
+                    }
+                }
+                commits.add(new Commit(version, appId, txnVersion, adds, removes));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return commits;
+    }
+
+    /** The (appId, checkpoint) pairs of all commits that carry one, in version order. */
+    public static List<String> transactionIds(Path table) {
+        List<String> ids = new ArrayList<>();
+        for (Commit commit : commits(table)) {
+            if (commit.appId() != null) {
+                ids.add(commit.appId() + "@" + commit.txnVersion());
+            }
+        }
+        return ids;
+    }
+}

@@ -1,0 +1,50 @@
+package io.deltalite.flink.testing;
+
+import io.deltalite.flink.sink.DeltaLiteSink;
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+/** Flink jobs that replay a {@link ChangeScript} into a deltalite sink. */
+public final class SinkJobs {
+    private SinkJobs() {}
+
+    /** An environment with checkpoints every {@code interval} and quick restarts. */
+    public static StreamExecutionEnvironment environment(
+            Duration checkpointInterval, int restarts) {
+        Configuration configuration = new Configuration();
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
+        configuration.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.enableCheckpointing(checkpointInterval.toMillis());
+        return env;
+    }
+
+    /** The script as a rate-limited, checkpointed source of parallelism 1 (order is kept). */
+    public static DataStream<RowData> changes(
+            StreamExecutionEnvironment env, ChangeScript script, double recordsPerSecond) {
+        DataGeneratorSource<RowData> source =
+                new DataGeneratorSource<>(
+                        script::rowData,
+                        script.size(),
+                        RateLimiterStrategy.perSecond(recordsPerSecond),
+                        InternalTypeInfo.of(script.rowType()));
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes")
+                .setParallelism(1)
+                .uid("changes");
+    }
+
+    public static void sink(DataStream<RowData> changes, DeltaLiteSink sink, int parallelism) {
+        changes.sinkTo(sink).setParallelism(parallelism).uid("deltalite").name("deltalite");
+    }
+}
