@@ -79,6 +79,11 @@ public final class ChangeScript implements Serializable {
         return new ChangeScript(compositeKey, changes);
     }
 
+    /** A hand-written script of rows {@code id BIGINT, day STRING, amount INT, note STRING}. */
+    public static ChangeScript of(List<Change> changes) {
+        return new ChangeScript(false, new ArrayList<>(changes));
+    }
+
     private static String day(Random random, int partitions) {
         return partitions == 0
                 ? "all"

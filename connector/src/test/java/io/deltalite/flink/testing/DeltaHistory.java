@@ -21,6 +21,9 @@ public final class DeltaHistory {
 
     public static List<Commit> commits(Path table) {
         List<Commit> commits = new ArrayList<>();
+        if (!Files.isDirectory(table.resolve("_delta_log"))) {
+            return commits;
+        }
         try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
             for (Path file :
                     files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))

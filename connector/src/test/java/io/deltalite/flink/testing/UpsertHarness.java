@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 public final class UpsertHarness implements AutoCloseable {
     public static final String APP_ID = "harness";
 
+    private final String appId;
     private final String location;
     private final DeltaTable table;
     private final ExecutorService files;
@@ -29,19 +30,29 @@ public final class UpsertHarness implements AutoCloseable {
     private final CheckpointCommitter committer;
     private long checkpoint;
 
-    private UpsertHarness(String location, DeltaTable table, MergeOptions options) {
+    private UpsertHarness(String location, DeltaTable table, MergeOptions options, String appId) {
+        this.appId = appId;
         this.location = location;
         this.table = table;
         this.files = Executors.newFixedThreadPool(options.maxParallelFiles());
-        this.writer = new MergeWriter(table, options, APP_ID, 2, files);
+        this.writer = new MergeWriter(table, options, appId, 2, files);
         this.committer =
                 new CheckpointCommitter(table, new PartitionMerger(table, options, files), options);
     }
 
     public static UpsertHarness open(
             String location, TableDefinition definition, MergeOptions options) {
+        return open(location, definition, options, APP_ID);
+    }
+
+    /** A harness committing under its own transaction application id. */
+    public static UpsertHarness open(
+            String location, TableDefinition definition, MergeOptions options, String appId) {
         return new UpsertHarness(
-                location, DeltaTable.open(location, Map.of(), options, definition, true), options);
+                location,
+                DeltaTable.open(location, Map.of(), options, definition, true),
+                options,
+                appId);
     }
 
     public DeltaTable table() {
@@ -79,7 +90,7 @@ public final class UpsertHarness implements AutoCloseable {
     }
 
     public CommitOutcome commitPrepared(long checkpointId, List<PartitionWriteResult> results) {
-        return committer.commit(new CheckpointResults(APP_ID, checkpointId, results));
+        return committer.commit(new CheckpointResults(appId, checkpointId, results));
     }
 
     public List<Object[]> read() {

@@ -1,0 +1,80 @@
+package io.deltalite.flink.sink;
+
+import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertEachCheckpointCommittedOnce;
+import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertTableEquals;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.sink.FaultInjection;
+import io.deltalite.flink.internal.sink.FaultInjection.Point;
+import io.deltalite.flink.testing.ChangeScript;
+import io.deltalite.flink.testing.SinkJobs;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A failure at each point of the sink's life — while records are written, after a checkpoint's
+ * files are written but before it completes, before the Delta commit, after the Delta commit but
+ * before the committer returns — makes the job restart; the table still ends equal to the model and
+ * no checkpoint is committed twice.
+ */
+class DeltaLiteFailureITCase {
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @TempDir Path dir;
+
+    @AfterEach
+    void disarm() {
+        FaultInjection.disarmAll();
+    }
+
+    @ParameterizedTest(name = "failure at {0}")
+    @EnumSource(Point.class)
+    void aFailureAtEachPointLosesNothingAndDoublesNothing(Point point) throws Exception {
+        ChangeScript script = ChangeScript.generate(point.ordinal(), 5_000, 700, 4, false);
+        Path table = dir.resolve("t");
+        AtomicInteger failures = new AtomicInteger();
+        // WRITE counts records (fail mid-way); the others count checkpoints (fail at the third).
+        long failAt = point == Point.WRITE ? 2_500 : 3;
+        FaultInjection.arm(
+                point,
+                (location, occurrence) -> {
+                    if (location.equals(table.toString())
+                            && occurrence == failAt
+                            && failures.getAndIncrement() == 0) {
+                        throw new RuntimeException("injected failure at " + point);
+                    }
+                });
+
+        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
+        SinkJobs.sink(
+                SinkJobs.changes(env, script, 2_000),
+                DeltaLiteSink.forTable(table.toString())
+                        .rowType(script.rowType())
+                        .primaryKey(script.primaryKey())
+                        .partitionKey("day")
+                        .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("64kb"))
+                        .build(),
+                4);
+        env.execute("failure-at-" + point);
+
+        assertThat(failures.get()).as("the failure was injected").isEqualTo(1);
+        assertTableEquals(table, script.expected());
+        assertEachCheckpointCommittedOnce(table);
+    }
+}
