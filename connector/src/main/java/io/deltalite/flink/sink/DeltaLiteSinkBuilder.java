@@ -27,6 +27,7 @@ public final class DeltaLiteSinkBuilder {
     private final Configuration options = new Configuration();
     private final Map<String, String> hadoopOptions = new LinkedHashMap<>();
     private final Map<String, String> tableProperties = new LinkedHashMap<>();
+    private CommitListener commitListener;
 
     DeltaLiteSinkBuilder(String location) {
         this.location = requireText(location, "table location");
@@ -91,6 +92,12 @@ public final class DeltaLiteSinkBuilder {
         return this;
     }
 
+    /** Called after each committed checkpoint, for example to report progress. */
+    public DeltaLiteSinkBuilder commitListener(CommitListener listener) {
+        this.commitListener = Objects.requireNonNull(listener, "listener must not be null");
+        return this;
+    }
+
     public DeltaLiteSink build() {
         if (rowType == null) {
             throw new IllegalArgumentException(
@@ -126,7 +133,8 @@ public final class DeltaLiteSinkBuilder {
                         appId,
                         options,
                         hadoopOptions,
-                        tableProperties));
+                        tableProperties,
+                        commitListener));
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

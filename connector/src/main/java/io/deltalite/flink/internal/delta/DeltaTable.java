@@ -83,8 +83,7 @@ public final class DeltaTable implements MergeTable {
             MergeOptions options,
             TableDefinition definition,
             boolean createIfMissing) {
-        Configuration hadoopConf = new Configuration();
-        hadoopOptions.forEach(hadoopConf::set);
+        Configuration hadoopConf = hadoopConfiguration(hadoopOptions);
         HadoopFileIO fileIO = new HadoopFileIO(hadoopConf);
         Engine bootstrap = DefaultEngine.create(fileIO);
         Snapshot snapshot = loadOrCreate(location, bootstrap, definition, createIfMissing);
@@ -121,8 +120,7 @@ public final class DeltaTable implements MergeTable {
     /** The partition columns of the table at {@code location}, or none if there is no table. */
     public static List<String> partitionColumnsIfExists(
             String location, Map<String, String> hadoopOptions) {
-        Configuration hadoopConf = new Configuration();
-        hadoopOptions.forEach(hadoopConf::set);
+        Configuration hadoopConf = hadoopConfiguration(hadoopOptions);
         try {
             return TableManager.loadSnapshot(location)
                     .build(DefaultEngine.create(hadoopConf))
@@ -130,6 +128,18 @@ public final class DeltaTable implements MergeTable {
         } catch (TableNotFoundException e) {
             return List.of();
         }
+    }
+
+    /**
+     * The storage configuration: Hadoop's defaults plus the user's settings. Its class loader is
+     * deltalite's own, not the task's context loader, which Flink closes when a task ends while
+     * Hadoop's shutdown hooks may still read the configuration.
+     */
+    private static Configuration hadoopConfiguration(Map<String, String> hadoopOptions) {
+        Configuration hadoopConf = new Configuration();
+        hadoopConf.setClassLoader(DeltaTable.class.getClassLoader());
+        hadoopOptions.forEach(hadoopConf::set);
+        return hadoopConf;
     }
 
     private static Snapshot loadOrCreate(

@@ -91,6 +91,7 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
                             config.location());
             case COMMITTED -> {
                 metrics.committed(outcome.stats(), millis);
+                notifyListener(committable.checkpointId(), outcome.stats(), millis);
                 LOG.info(
                         "Committed checkpoint {} to {} as version {} in {} ms ({} attempt(s), {}"
                                 + " partition(s) re-merged): {}",
@@ -102,6 +103,17 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
                         outcome.remergedPartitions(),
                         describe(outcome.stats()));
             }
+        }
+    }
+
+    private void notifyListener(long checkpointId, UpsertStats stats, long millis) {
+        if (config.commitListener() == null) {
+            return;
+        }
+        try {
+            config.commitListener().committed(checkpointId, stats, millis);
+        } catch (RuntimeException e) {
+            LOG.warn("The commit listener failed on checkpoint {}; ignoring it.", checkpointId, e);
         }
     }
 

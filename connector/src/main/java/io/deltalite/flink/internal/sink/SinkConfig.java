@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.sink.CommitListener;
 import io.deltalite.flink.sink.DeltaLiteOptions;
 import java.io.Serializable;
 import java.util.LinkedHashMap;
@@ -28,6 +29,7 @@ public final class SinkConfig implements Serializable {
     private final MergeOptions mergeOptions;
     private final int maxParallelPartitions;
     private final Map<String, String> hadoopOptions;
+    private final CommitListener commitListener;
 
     private SinkConfig(
             String location,
@@ -36,7 +38,9 @@ public final class SinkConfig implements Serializable {
             String appId,
             MergeOptions mergeOptions,
             int maxParallelPartitions,
-            Map<String, String> hadoopOptions) {
+            Map<String, String> hadoopOptions,
+            CommitListener commitListener) {
+        this.commitListener = commitListener;
         this.location = location;
         this.rowType = rowType;
         this.definition = definition;
@@ -57,7 +61,8 @@ public final class SinkConfig implements Serializable {
             String appId,
             Configuration options,
             Map<String, String> hadoopOptions,
-            Map<String, String> tableProperties) {
+            Map<String, String> tableProperties,
+            CommitListener commitListener) {
         TableDefinition definition =
                 new TableDefinition(
                         FlinkTypes.toFields(rowType), primaryKey, partitionKey, tableProperties);
@@ -87,7 +92,13 @@ public final class SinkConfig implements Serializable {
                 appId != null ? appId : "deltalite-" + UUID.randomUUID(),
                 merge,
                 partitions,
-                new LinkedHashMap<>(hadoopOptions));
+                new LinkedHashMap<>(hadoopOptions),
+                commitListener);
+    }
+
+    /** The user's listener of commits, or null. */
+    public CommitListener commitListener() {
+        return commitListener;
     }
 
     public String location() {

@@ -71,7 +71,6 @@ public final class SinkTopology {
         return writeResults
                 .global()
                 .transform("deltalite-commit-aggregator", type, new CommitAggregator())
-                .uid("deltalite-commit-aggregator")
                 .setParallelism(1)
                 .setMaxParallelism(1)
                 .global();
