@@ -38,6 +38,11 @@ public final class PartitionChanges {
     /** Records that {@code row} (in table-column order) replaces its key. */
     public void upsert(Object[] row) {
         sourceRows++;
+        if (schema.isAppendOnly()) {
+            nullKeyRows.add(row);
+            estimatedBytes += RowSizeEstimator.estimate(row);
+            return;
+        }
         RowKey key = RowKey.of(row, keyIndexes);
         if (key == null) {
             if (acceptNullKey(row)) {
@@ -51,6 +56,12 @@ public final class PartitionChanges {
 
     /** Records that the key of {@code row} (only its key columns are read) is deleted. */
     public void delete(Object[] row) {
+        if (schema.isAppendOnly()) {
+            throw new DeltaLiteInvalidInputException(
+                    "A delete reached the append-only table (it has no primary key) in partition "
+                            + partition.describe(schema.partitionColumns())
+                            + ". Declare a primary key to apply updates and deletes.");
+        }
         sourceRows++;
         RowKey key = RowKey.of(row, keyIndexes);
         if (key == null) {
@@ -116,7 +127,10 @@ public final class PartitionChanges {
         return Collections.unmodifiableSet(lastChange.keySet());
     }
 
-    /** The rows to write: the last upsert of each key, then the rows with a null key. */
+    /**
+     * The rows to write: the last upsert of each key, then the rows with a null key (or all rows of
+     * an append-only table).
+     */
     public List<Object[]> upsertedRows() {
         List<Object[]> rows = new ArrayList<>(lastChange.size() + nullKeyRows.size());
         for (Object[] change : lastChange.values()) {

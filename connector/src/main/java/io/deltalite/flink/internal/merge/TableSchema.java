@@ -32,11 +32,6 @@ public record TableSchema(
                                 + " in Delta). Rename one of them.");
             }
         }
-        if (primaryKey.isEmpty()) {
-            throw new DeltaLiteSchemaMismatchException(
-                    "No primary key was given. deltalite upserts by key: declare at least one"
-                            + " primary-key column.");
-        }
         if (new HashSet<>(primaryKey).size() != primaryKey.size()) {
             throw new DeltaLiteSchemaMismatchException(
                     "The primary key " + primaryKey + " names a column twice.");
@@ -69,7 +64,7 @@ public record TableSchema(
                                 + " Partition by a column of another type.");
             }
         }
-        if (partitionColumns.containsAll(primaryKey)) {
+        if (!primaryKey.isEmpty() && partitionColumns.containsAll(primaryKey)) {
             throw new DeltaLiteSchemaMismatchException(
                     "Every primary-key column "
                             + primaryKey
@@ -158,6 +153,11 @@ public record TableSchema(
             }
         }
         return data;
+    }
+
+    /** Whether the table has no primary key, so that changes can only append rows. */
+    public boolean isAppendOnly() {
+        return primaryKey.isEmpty();
     }
 
     public boolean isPartitioned() {
