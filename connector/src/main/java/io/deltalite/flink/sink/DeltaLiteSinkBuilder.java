@@ -28,6 +28,7 @@ public final class DeltaLiteSinkBuilder {
     private final Map<String, String> hadoopOptions = new LinkedHashMap<>();
     private final Map<String, String> tableProperties = new LinkedHashMap<>();
     private CommitListener commitListener;
+    private boolean appendOnly;
 
     DeltaLiteSinkBuilder(String location) {
         this.location = requireText(location, "table location");
@@ -92,6 +93,15 @@ public final class DeltaLiteSinkBuilder {
         return this;
     }
 
+    /**
+     * Makes the sink append-only: it takes no primary key, every record must be an insert, and no
+     * file is ever rewritten. For tables of events rather than of keyed state.
+     */
+    public DeltaLiteSinkBuilder appendOnly() {
+        this.appendOnly = true;
+        return this;
+    }
+
     /** Called after each committed checkpoint, for example to report progress. */
     public DeltaLiteSinkBuilder commitListener(CommitListener listener) {
         this.commitListener = Objects.requireNonNull(listener, "listener must not be null");
@@ -105,11 +115,20 @@ public final class DeltaLiteSinkBuilder {
                             + location
                             + ": call rowType(...) with the RowType of the input RowData.");
         }
-        if (primaryKey.isEmpty()) {
+        if (primaryKey.isEmpty() && !appendOnly) {
             throw new IllegalArgumentException(
                     "No primary key set for the deltalite sink of "
                             + location
-                            + ": call primaryKey(...) with the columns that identify a row.");
+                            + ": call primaryKey(...) with the columns that identify a row, or"
+                            + " appendOnly() for a table that only ever gets inserts.");
+        }
+        if (appendOnly && !primaryKey.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "The deltalite sink of "
+                            + location
+                            + " is append-only and has a primary key "
+                            + primaryKey
+                            + "; choose one.");
         }
         List<String> names = rowType.getFieldNames();
         for (String column : concat(primaryKey, partitionKey)) {

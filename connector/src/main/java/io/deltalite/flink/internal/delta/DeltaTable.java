@@ -163,7 +163,9 @@ public final class DeltaTable implements MergeTable {
     private static void create(String location, Engine engine, TableDefinition definition) {
         TableSchema declared = definition.toSchema();
         Map<String, String> properties = new HashMap<>(definition.tableProperties());
-        properties.put(PRIMARY_KEY_PROPERTY, String.join(",", declared.primaryKey()));
+        if (!declared.isAppendOnly()) {
+            properties.put(PRIMARY_KEY_PROPERTY, String.join(",", declared.primaryKey()));
+        }
         CreateTableTransactionBuilder builder =
                 TableManager.buildCreateTableTransaction(
                                 location, KernelSchemas.toKernel(declared.columns()), ENGINE_INFO)
