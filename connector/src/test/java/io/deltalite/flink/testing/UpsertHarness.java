@@ -38,8 +38,11 @@ public final class UpsertHarness implements AutoCloseable {
         this.writer = new MergeWriter(table, options, appId, 2, files);
         this.committer =
                 new CheckpointCommitter(table, new PartitionMerger(table, options, files), options);
+        // Reopening a table continues after the checkpoints committed earlier, as after a restart.
+        this.checkpoint = table.latestSnapshot().committedCheckpoint(appId).orElse(0);
     }
 
+    /** Opens the table at {@code location}, creating it from {@code definition} if missing. */
     public static UpsertHarness open(
             String location, TableDefinition definition, MergeOptions options) {
         return open(location, definition, options, APP_ID);

@@ -18,7 +18,9 @@ import io.delta.kernel.utils.FileStatus;
 import io.deltalite.flink.internal.merge.ValueType;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 
@@ -31,11 +33,74 @@ public final class KernelTableReader {
     private KernelTableReader() {}
 
     public static List<Object[]> readAll(String path) {
-        return read(path, -1);
+        return flatten(read(path, -1));
     }
 
     public static List<Object[]> readVersion(String path, long version) {
-        return read(path, version);
+        return flatten(read(path, version));
+    }
+
+    /**
+     * The live data files of the latest version, each with its rows, by the file's fully qualified
+     * path (the form the engine uses for {@code DataFile.path()}).
+     */
+    public static Map<String, List<Object[]>> readByFile(String path) {
+        return read(path, -1);
+    }
+
+    /** The add actions of the live files of the latest version, by fully qualified path. */
+    public static Map<String, LiveFile> liveFiles(String path) {
+        Engine engine = DefaultEngine.create(new Configuration());
+        Snapshot snapshot = TableManager.loadSnapshot(path).build(engine);
+        Map<String, LiveFile> files = new LinkedHashMap<>();
+        try (CloseableIterator<FilteredColumnarBatch> batches =
+                snapshot.getScanBuilder().build().getScanFiles(engine, true)) {
+            while (batches.hasNext()) {
+                try (CloseableIterator<Row> scanFiles = batches.next().getRows()) {
+                    while (scanFiles.hasNext()) {
+                        Row scanFile = scanFiles.next();
+                        Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
+                        int stats = add.getSchema().indexOf("stats");
+                        String file = qualifiedPath(engine, path, add);
+                        files.put(
+                                file,
+                                new LiveFile(
+                                        file,
+                                        add.getString(add.getSchema().indexOf("path")),
+                                        add.getLong(add.getSchema().indexOf("size")),
+                                        stats < 0 || add.isNullAt(stats)
+                                                ? null
+                                                : add.getString(stats)));
+                    }
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("listing " + path + " failed", e);
+        }
+        return files;
+    }
+
+    /**
+     * A live data file as the Delta log describes it.
+     *
+     * @param path fully qualified path
+     * @param logPath the path as written in the add action (relative and URI-encoded)
+     * @param size file size in bytes
+     * @param stats the statistics JSON, or null
+     */
+    public record LiveFile(String path, String logPath, long size, String stats) {}
+
+    private static String qualifiedPath(Engine engine, String table, Row add) throws Exception {
+        String root = engine.getFileSystemClient().resolvePath(table);
+        return DeltaTableSnapshot.absolutePath(
+                new URI(root.endsWith("/") ? root : root + "/"),
+                add.getString(add.getSchema().indexOf("path")));
+    }
+
+    private static List<Object[]> flatten(Map<String, List<Object[]>> byFile) {
+        List<Object[]> rows = new ArrayList<>();
+        byFile.values().forEach(rows::addAll);
+        return rows;
     }
 
     public static long latestVersion(String path) {
@@ -43,7 +108,7 @@ public final class KernelTableReader {
         return TableManager.loadSnapshot(path).build(engine).getVersion();
     }
 
-    private static List<Object[]> read(String path, long version) {
+    private static Map<String, List<Object[]>> read(String path, long version) {
         Engine engine = DefaultEngine.create(new Configuration());
         SnapshotBuilder builder = TableManager.loadSnapshot(path);
         if (version >= 0) {
@@ -61,18 +126,16 @@ public final class KernelTableReader {
         physical = physical.add(KernelSchemas.ROW_INDEX);
         Scan scan = snapshot.getScanBuilder().build();
         Row state = scan.getScanState(engine);
-        List<Object[]> rows = new ArrayList<>();
+        Map<String, List<Object[]>> rows = new LinkedHashMap<>();
         try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
             while (files.hasNext()) {
                 try (CloseableIterator<Row> scanFiles = files.next().getRows()) {
                     while (scanFiles.hasNext()) {
                         Row scanFile = scanFiles.next();
                         Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
-                        String root = engine.getFileSystemClient().resolvePath(path);
-                        String file =
-                                DeltaTableSnapshot.absolutePath(
-                                        new URI(root.endsWith("/") ? root : root + "/"),
-                                        add.getString(add.getSchema().indexOf("path")));
+                        String file = qualifiedPath(engine, path, add);
+                        List<Object[]> fileRows = new ArrayList<>();
+                        rows.put(file, fileRows);
                         FileStatus status =
                                 FileStatus.of(
                                         file, add.getLong(add.getSchema().indexOf("size")), 0);
@@ -84,7 +147,7 @@ public final class KernelTableReader {
                         try (CloseableIterator<FilteredColumnarBatch> logicalData =
                                 Scan.transformPhysicalData(engine, state, scanFile, data)) {
                             while (logicalData.hasNext()) {
-                                collect(logicalData.next(), logical, fields, rows);
+                                collect(logicalData.next(), logical, fields, fileRows);
                             }
                         }
                     }

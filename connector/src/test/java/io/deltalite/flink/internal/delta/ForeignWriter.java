@@ -1,0 +1,103 @@
+package io.deltalite.flink.internal.delta;
+
+import io.delta.kernel.DataWriteContext;
+import io.delta.kernel.Operation;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterable;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import io.deltalite.flink.internal.merge.PartitionValues;
+import io.deltalite.flink.internal.merge.TableSchema;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Appends a data file to a table the way another Kernel-based writer would, through Kernel's public
+ * API only, so that tests can give the engine files it did not write itself.
+ */
+public final class ForeignWriter {
+    /** What the add action of the appended file says about its content. */
+    public enum Statistics {
+        /** No statistics at all: the add action has no {@code stats}. */
+        NONE,
+        /** Exact per-column bounds, serialized by Kernel as any writer would. */
+        EXACT
+    }
+
+    private ForeignWriter() {}
+
+    /**
+     * Writes {@code rows} (in table-column order, all of {@code partition}) as one data file and
+     * commits it in a blind append.
+     *
+     * @return the fully qualified path of the file
+     */
+    public static String append(
+            String location,
+            TableSchema schema,
+            PartitionValues partition,
+            List<Object[]> rows,
+            Statistics statistics) {
+        Engine engine = DefaultEngine.create(new Configuration());
+        Transaction transaction =
+                io.delta.kernel.TableManager.loadSnapshot(location)
+                        .build(engine)
+                        .buildUpdateTableTransaction("foreign-writer", Operation.WRITE)
+                        .build(engine);
+        Row state = transaction.getTransactionState(engine);
+        DataWriteContext context =
+                Transaction.getWriteContext(
+                        engine, state, new PartitionValueCodec(schema).toLiterals(partition));
+        StructType dataSchema = KernelSchemas.dataSchema(schema);
+        List<Column> statisticsColumns = new ArrayList<>();
+        schema.dataColumns().forEach(column -> statisticsColumns.add(new Column(column.name())));
+        List<DataFileStatus> written = new ArrayList<>();
+        try (CloseableIterator<DataFileStatus> statuses =
+                engine.getParquetHandler()
+                        .writeParquetFiles(
+                                context.getTargetDirectory(),
+                                KernelIterators.of(
+                                        List.of(
+                                                        new FilteredColumnarBatch(
+                                                                new RowsColumnarBatch(
+                                                                        schema, dataSchema, rows),
+                                                                Optional.empty()))
+                                                .iterator()),
+                                statisticsColumns)) {
+            while (statuses.hasNext()) {
+                DataFileStatus status = statuses.next();
+                written.add(
+                        statistics == Statistics.EXACT
+                                ? status
+                                : new DataFileStatus(
+                                        status.getPath(),
+                                        status.getSize(),
+                                        status.getModificationTime(),
+                                        Optional.empty()));
+            }
+            if (written.size() != 1) {
+                throw new IllegalStateException("expected one file, wrote " + written.size());
+            }
+            CloseableIterator<Row> actions =
+                    Transaction.generateAppendActions(
+                            engine, state, KernelIterators.of(written.iterator()), context);
+            TransactionCommitResult result =
+                    transaction.commit(engine, CloseableIterable.inMemoryIterable(actions));
+            if (result.getVersion() < 0) {
+                throw new IllegalStateException("not committed");
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return written.get(0).getPath();
+    }
+}
