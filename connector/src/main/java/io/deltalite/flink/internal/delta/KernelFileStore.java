@@ -236,9 +236,13 @@ final class KernelFileStore implements DataFileStore {
 
     private DataFile toDataFile(DataFileStatus status) {
         DataFileStatistics statistics =
-                status.getStatistics()
-                        .orElseThrow(
-                                () -> new IllegalStateException("written file without statistics"));
+                LogStatistics.withFaithfulBounds(
+                        status.getStatistics()
+                                .orElseThrow(
+                                        () ->
+                                                new IllegalStateException(
+                                                        "written file without statistics")),
+                        dataSchema);
         return new DataFile(
                 status.getPath(),
                 status.getSize(),

@@ -13,8 +13,9 @@ import java.util.Optional;
 
 /**
  * Reads the match-key bounds out of a file's statistics, widened where writers are known to round:
- * timestamps are stored with millisecond precision, and a long string maximum may be a truncated
- * prefix with a tie-breaker character.
+ * timestamps are stored with millisecond precision, a long string maximum may be a truncated prefix
+ * with a tie-breaker character, Kernel reads decimal bounds of the log through a {@code double},
+ * and binary bounds written as text may have lost their non-UTF-8 bytes.
  */
 final class KeyStatisticsReader {
     private static final long MICROS_PER_MILLI = 1000;
@@ -64,6 +65,9 @@ final class KeyStatisticsReader {
         if (value instanceof Long micros && isTimestamp(type)) {
             return micros - MICROS_PER_MILLI;
         }
+        if (value instanceof BigDecimal number) {
+            return number.subtract(doublePrecision(number));
+        }
         return value;
     }
 
@@ -71,6 +75,9 @@ final class KeyStatisticsReader {
         Object value = normalize(type, literal);
         if (value instanceof Long micros && isTimestamp(type)) {
             return micros + MICROS_PER_MILLI;
+        }
+        if (value instanceof BigDecimal number) {
+            return number.add(doublePrecision(number));
         }
         if (value instanceof String text
                 && text.length() > STRING_PREFIX_LENGTH
@@ -80,6 +87,29 @@ final class KeyStatisticsReader {
             return null;
         }
         return value;
+    }
+
+    /**
+     * How far a decimal read through a {@code double} can be from the value written: less than one
+     * unit in the last place of that double.
+     */
+    private static BigDecimal doublePrecision(BigDecimal number) {
+        return new BigDecimal(Math.ulp(number.doubleValue()));
+    }
+
+    /**
+     * Whether a binary bound may have been written as text and read back with U+FFFD (bytes EF BF
+     * BD) in place of bytes that are not UTF-8; such a bound says nothing about the original.
+     */
+    private static boolean mayBeMangledText(byte[] bytes) {
+        for (int i = 0; i + 2 < bytes.length; i++) {
+            if (bytes[i] == (byte) 0xEF
+                    && bytes[i + 1] == (byte) 0xBF
+                    && bytes[i + 2] == (byte) 0xBD) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isTimestamp(ValueType type) {
@@ -108,7 +138,7 @@ final class KeyStatisticsReader {
             case FLOAT -> value instanceof Number n ? (Object) n.floatValue() : null;
             case DOUBLE -> value instanceof Number n ? (Object) n.doubleValue() : null;
             case STRING -> value instanceof String ? value : null;
-            case BINARY -> value instanceof byte[] ? value : null;
+            case BINARY -> value instanceof byte[] bytes && !mayBeMangledText(bytes) ? value : null;
             case BOOLEAN -> value instanceof Boolean ? value : null;
         };
     }
