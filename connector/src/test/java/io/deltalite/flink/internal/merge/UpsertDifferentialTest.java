@@ -1,0 +1,207 @@
+package io.deltalite.flink.internal.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.merge.ValueType.Kind;
+import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Long random sequences of upserts and deletes, applied by the engine to a real table and to an
+ * in-memory model in which each change simply replaces or removes the row of its key. After every
+ * commit the table read back must equal the model.
+ *
+ * <p>The sequences vary the key distribution, move keys between partitions, merge early when the
+ * change buffer is small, and sometimes prepare the next checkpoint before the previous one is
+ * committed, so the writer plans against its own pending results.
+ */
+class UpsertDifferentialTest {
+    private static final int CHECKPOINTS = 25;
+    private static final List<String> REGIONS = Arrays.asList("eu", "us", "apac", null);
+
+    @TempDir Path dir;
+
+    /** How the keys of the changes are drawn. */
+    enum KeyDistribution {
+        /** A few dozen keys, changed again and again, often several times per checkpoint. */
+        SMALL_DOMAIN,
+        /** Keys spread over a huge range; some changes hit keys seen before. */
+        LARGE_SPARSE,
+        /** Most changes hit a handful of hot keys, the rest a wide range. */
+        HOT_KEYS,
+        /** Keys arrive in increasing order; updates and deletes hit recent keys. */
+        SEQUENTIAL
+    }
+
+    static Stream<Arguments> sequences() {
+        List<Arguments> arguments = new ArrayList<>();
+        long seed = 1000;
+        for (KeyDistribution distribution : KeyDistribution.values()) {
+            arguments.add(Arguments.of(distribution, true, seed++));
+            arguments.add(Arguments.of(distribution, false, seed++));
+        }
+        return arguments.stream();
+    }
+
+    @ParameterizedTest(name = "{0}, partitioned={1}, seed={2}")
+    @MethodSource("sequences")
+    void tableEqualsModelAfterEveryCommit(
+            KeyDistribution distribution, boolean partitioned, long seed) {
+        Random random = new Random(seed);
+        TableDefinition definition =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                                new ValueType.Field("region", ValueType.of(Kind.STRING), true),
+                                new ValueType.Field("version", ValueType.of(Kind.INT), true),
+                                new ValueType.Field("payload", ValueType.of(Kind.STRING), true)),
+                        List.of("id"),
+                        partitioned ? List.of("region") : List.of(),
+                        Map.of());
+        MergeOptions options =
+                MergeOptions.DEFAULTS
+                        .withTargetFileSizeBytes(1024 + random.nextInt(3072))
+                        .withRowGroupSizeBytes(1024)
+                        .withReadBatchSize(16 + random.nextInt(100))
+                        .withMaxParallelFiles(1 + random.nextInt(3))
+                        // Small enough that larger checkpoints are merged early, in parts.
+                        .withMaxBufferedBytes(8192 + random.nextInt(32768));
+        Generator generator = new Generator(distribution, random, partitioned);
+        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), definition, options)) {
+            int checkpoint = 0;
+            while (checkpoint < CHECKPOINTS) {
+                // Sometimes prepare a second checkpoint before the first is committed.
+                int pipelined = random.nextInt(4) == 0 ? 2 : 1;
+                List<List<PartitionWriteResult>> prepared = new ArrayList<>();
+                List<Long> checkpointIds = new ArrayList<>();
+                List<List<String>> expected = new ArrayList<>();
+                for (int i = 0; i < pipelined; i++) {
+                    generator.applyChanges(harness, 1 + random.nextInt(checkpoint < 3 ? 300 : 150));
+                    prepared.add(harness.prepare());
+                    checkpointIds.add(harness.lastCheckpoint());
+                    expected.add(Rows.sorted(generator.model.values()));
+                }
+                for (int i = 0; i < pipelined; i++) {
+                    CommitOutcome outcome =
+                            harness.commitPrepared(checkpointIds.get(i), prepared.get(i));
+                    assertThat(outcome.status())
+                            .isNotEqualTo(CommitOutcome.Status.ALREADY_COMMITTED);
+                    // Nobody else writes: the writer's view of its own pending work was exact.
+                    assertThat(outcome.remergedPartitions()).isZero();
+                    assertThat(outcome.attempts()).isLessThanOrEqualTo(1);
+                    assertThat(Rows.sorted(harness.read()))
+                            .as("table after checkpoint %d", checkpointIds.get(i))
+                            .isEqualTo(expected.get(i));
+                    checkpoint++;
+                }
+            }
+        }
+    }
+
+    /** Draws changes, applies them to the engine and to the model. */
+    private static final class Generator {
+        private final KeyDistribution distribution;
+        private final Random random;
+        private final boolean partitioned;
+
+        /** The model: rows by identity (partition, id). */
+        final Map<List<Object>, Object[]> model = new LinkedHashMap<>();
+
+        /** Where each stored id lives, to delete it there or move it elsewhere. */
+        private final Map<Long, String> regionOf = new HashMap<>();
+
+        private final List<Long> seen = new ArrayList<>();
+        private long nextSequential;
+        private int version;
+
+        Generator(KeyDistribution distribution, Random random, boolean partitioned) {
+            this.distribution = distribution;
+            this.random = random;
+            this.partitioned = partitioned;
+        }
+
+        void applyChanges(UpsertHarness harness, int changes) {
+            for (int i = 0; i < changes; i++) {
+                long id = nextId();
+                String stored = regionOf.get(id);
+                boolean exists = regionOf.containsKey(id);
+                int dice = random.nextInt(10);
+                if (!exists) {
+                    if (dice == 0) {
+                        // Deleting a key that is not there changes nothing.
+                        delete(harness, id, randomRegion());
+                    } else {
+                        upsert(harness, id, randomRegion());
+                    }
+                } else if (dice < 6) {
+                    upsert(harness, id, stored);
+                } else if (dice < 8) {
+                    delete(harness, id, stored);
+                } else {
+                    // A move: delete in the old partition, upsert in the new one.
+                    delete(harness, id, stored);
+                    upsert(harness, id, randomRegion());
+                }
+            }
+        }
+
+        private long nextId() {
+            long id =
+                    switch (distribution) {
+                        case SMALL_DOMAIN -> random.nextInt(40);
+                        case LARGE_SPARSE ->
+                                !seen.isEmpty() && random.nextInt(3) == 0
+                                        ? seen.get(random.nextInt(seen.size()))
+                                        : random.nextLong() >>> 24;
+                        case HOT_KEYS ->
+                                random.nextInt(5) < 4 ? random.nextInt(8) : random.nextInt(5000);
+                        case SEQUENTIAL ->
+                                nextSequential > 0 && random.nextInt(3) == 0
+                                        ? Math.max(0, nextSequential - 1 - random.nextInt(200))
+                                        : nextSequential++;
+                    };
+            seen.add(id);
+            return id;
+        }
+
+        private String randomRegion() {
+            return REGIONS.get(random.nextInt(REGIONS.size()));
+        }
+
+        private void upsert(UpsertHarness harness, long id, String region) {
+            Object[] row = {id, region, ++version, random.nextInt(4) == 0 ? null : "p" + version};
+            harness.upsert(row.clone());
+            model.put(identity(id, region), row);
+            regionOf.put(id, region);
+        }
+
+        private void delete(UpsertHarness harness, long id, String region) {
+            harness.delete(id, region, null, null);
+            model.remove(identity(id, region));
+            if (!partitioned || equal(regionOf.get(id), region)) {
+                regionOf.remove(id);
+            }
+        }
+
+        private List<Object> identity(long id, String region) {
+            return partitioned ? Arrays.asList(region, id) : List.of(id);
+        }
+
+        private static boolean equal(String left, String right) {
+            return left == null ? right == null : left.equals(right);
+        }
+    }
+}
