@@ -94,4 +94,15 @@ public final class DeltaLiteOptions {
                             "Rows with a null in a primary-key column never match. INSERT them"
                                     + " (as MERGE does), FAIL the checkpoint, or DROP and count"
                                     + " them.");
+
+    public static final ConfigOption<Boolean> S3_SINGLE_WRITER =
+            ConfigOptions.key("s3.single-writer")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Start even if the table's S3 endpoint ignores conditional writes"
+                                    + " (If-None-Match), which the sink otherwise refuses. Safe only"
+                                    + " if exactly one writer ever writes the table: with a second"
+                                    + " writer (another job, Spark, a job started twice) commits"
+                                    + " overwrite each other and data is lost silently.");
 }

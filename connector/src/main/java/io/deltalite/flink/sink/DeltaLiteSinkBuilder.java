@@ -1,6 +1,7 @@
 package io.deltalite.flink.sink;
 
 import io.deltalite.flink.internal.sink.SinkConfig;
+import io.deltalite.flink.internal.sink.SinkTopology;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -143,7 +144,7 @@ public final class DeltaLiteSinkBuilder {
                                 + ".");
             }
         }
-        return new DeltaLiteSink(
+        SinkConfig config =
                 SinkConfig.create(
                         location,
                         rowType,
@@ -153,7 +154,9 @@ public final class DeltaLiteSinkBuilder {
                         options,
                         hadoopOptions,
                         tableProperties,
-                        commitListener));
+                        commitListener);
+        SinkTopology.checkExistingTable(config);
+        return new DeltaLiteSink(config);
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

@@ -27,6 +27,7 @@ import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.TableSchema;
 import io.deltalite.flink.internal.merge.TableSnapshot;
 import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.storage.StorageSettings;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -72,10 +73,8 @@ public final class DeltaTable implements MergeTable {
     }
 
     /**
-     * Opens the table at {@code location}, creating it from {@code definition} when it does not
-     * exist and {@code createIfMissing} is set.
-     *
-     * @param hadoopOptions storage settings (for example {@code fs.s3a.endpoint})
+     * Opens the table at {@code location} with the given Hadoop settings and several writers
+     * allowed; see {@link #open(String, StorageSettings, MergeOptions, TableDefinition, boolean)}.
      */
     public static DeltaTable open(
             String location,
@@ -83,7 +82,24 @@ public final class DeltaTable implements MergeTable {
             MergeOptions options,
             TableDefinition definition,
             boolean createIfMissing) {
-        Configuration hadoopConf = hadoopConfiguration(hadoopOptions);
+        return open(
+                location, StorageSettings.of(hadoopOptions), options, definition, createIfMissing);
+    }
+
+    /**
+     * Opens the table at {@code location}, creating it from {@code definition} when it does not
+     * exist and {@code createIfMissing} is set.
+     *
+     * @param storage storage settings (for example {@code fs.s3a.endpoint}) and S3 single-writer
+     *     mode
+     */
+    public static DeltaTable open(
+            String location,
+            StorageSettings storage,
+            MergeOptions options,
+            TableDefinition definition,
+            boolean createIfMissing) {
+        Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         HadoopFileIO fileIO = new HadoopFileIO(hadoopConf);
         Engine bootstrap = DefaultEngine.create(fileIO);
         Snapshot snapshot = loadOrCreate(location, bootstrap, definition, createIfMissing);

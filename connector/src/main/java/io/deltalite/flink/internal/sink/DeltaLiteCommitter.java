@@ -149,7 +149,7 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
             DeltaTable table =
                     DeltaTable.open(
                             config.location(),
-                            config.hadoopOptions(),
+                            config.storage(),
                             config.mergeOptions(),
                             config.definition(),
                             true);

@@ -45,7 +45,7 @@ final class DeltaLiteWriter
         DeltaTable table =
                 DeltaTable.open(
                         config.location(),
-                        config.hadoopOptions(),
+                        config.storage(),
                         config.mergeOptions(),
                         config.definition(),
                         true);

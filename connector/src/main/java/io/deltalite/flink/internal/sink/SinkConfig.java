@@ -2,10 +2,10 @@ package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.sink.CommitListener;
 import io.deltalite.flink.sink.DeltaLiteOptions;
 import java.io.Serializable;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -28,7 +28,7 @@ public final class SinkConfig implements Serializable {
     private final String appId;
     private final MergeOptions mergeOptions;
     private final int maxParallelPartitions;
-    private final Map<String, String> hadoopOptions;
+    private final StorageSettings storage;
     private final CommitListener commitListener;
 
     private SinkConfig(
@@ -38,7 +38,7 @@ public final class SinkConfig implements Serializable {
             String appId,
             MergeOptions mergeOptions,
             int maxParallelPartitions,
-            Map<String, String> hadoopOptions,
+            StorageSettings storage,
             CommitListener commitListener) {
         this.commitListener = commitListener;
         this.location = location;
@@ -47,7 +47,7 @@ public final class SinkConfig implements Serializable {
         this.appId = appId;
         this.mergeOptions = mergeOptions;
         this.maxParallelPartitions = maxParallelPartitions;
-        this.hadoopOptions = hadoopOptions;
+        this.storage = storage;
     }
 
     /**
@@ -92,7 +92,7 @@ public final class SinkConfig implements Serializable {
                 appId != null ? appId : "deltalite-" + UUID.randomUUID(),
                 merge,
                 partitions,
-                new LinkedHashMap<>(hadoopOptions),
+                new StorageSettings(hadoopOptions, options.get(DeltaLiteOptions.S3_SINGLE_WRITER)),
                 commitListener);
     }
 
@@ -127,7 +127,12 @@ public final class SinkConfig implements Serializable {
     }
 
     public Map<String, String> hadoopOptions() {
-        return java.util.Collections.unmodifiableMap(hadoopOptions);
+        return storage.hadoopOptions();
+    }
+
+    /** The storage settings of the table: Hadoop options and S3 single-writer mode. */
+    public StorageSettings storage() {
+        return storage;
     }
 
     @Override
@@ -144,8 +149,8 @@ public final class SinkConfig implements Serializable {
                 + mergeOptions
                 + ", maxParallelPartitions="
                 + maxParallelPartitions
-                + ", hadoopOptions="
-                + hadoopOptions.keySet()
-                + " (values hidden)}";
+                + ", storage="
+                + storage
+                + "}";
     }
 }

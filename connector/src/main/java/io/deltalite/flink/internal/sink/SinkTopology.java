@@ -1,9 +1,13 @@
 package io.deltalite.flink.internal.sink;
 
+import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.delta.DeltaTable;
 import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.InputProjection;
+import io.deltalite.flink.internal.merge.TableSchema;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -39,27 +43,44 @@ public final class SinkTopology {
 
     /**
      * Keys records by their partition values, so one writer owns each partition. For an existing
-     * table the sink did not declare partition columns for, the table's are looked up now.
+     * table the sink did not declare partition columns for, the table's are used.
      */
     public static DataStream<RowData> keyByPartition(SinkConfig config, DataStream<RowData> input) {
         List<String> partitionColumns = config.definition().partitionColumns();
         if (partitionColumns.isEmpty()) {
-            partitionColumns = existingPartitionColumns(config);
+            partitionColumns =
+                    existingTable(config).map(TableSchema::partitionColumns).orElse(List.of());
         }
         return input.keyBy(new PartitionKeySelector(config.rowType(), partitionColumns));
     }
 
-    private static List<String> existingPartitionColumns(SinkConfig config) {
+    /**
+     * Checks, when the job is built, that the input fits a table that already exists: its features,
+     * partition columns, primary key and column types. Errors name what differs. When the client
+     * cannot reach the storage, the writers check it when they start.
+     */
+    public static void checkExistingTable(SinkConfig config) {
+        existingTable(config)
+                .ifPresent(
+                        schema ->
+                                InputProjection.plan(
+                                        config.definition().columns(), schema, config.location()));
+    }
+
+    private static Optional<TableSchema> existingTable(SinkConfig config) {
         try {
-            return DeltaTable.partitionColumnsIfExists(config.location(), config.hadoopOptions());
+            return DeltaTable.existingSchema(
+                    config.location(), config.hadoopOptions(), config.definition());
+        } catch (DeltaLiteException e) {
+            throw e;
         } catch (RuntimeException e) {
             LOG.warn(
-                    "Could not read the partition columns of {} while building the job ({}); all"
-                            + " records go to one writer. Declare partitionKey(...) to spread"
-                            + " partitions over writers.",
+                    "Could not read the Delta table at {} while building the job ({}); its"
+                            + " schema is checked when the writers start, and all records go to"
+                            + " one writer unless partitionKey(...) is declared.",
                     config.location(),
                     e.toString());
-            return List.of();
+            return Optional.empty();
         }
     }
 

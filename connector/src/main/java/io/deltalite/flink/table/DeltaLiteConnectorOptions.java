@@ -1,0 +1,117 @@
+package io.deltalite.flink.table;
+
+import io.deltalite.flink.sink.DeltaLiteOptions;
+import io.deltalite.flink.sink.NullKeyPolicy;
+import io.deltalite.flink.sink.PruneStrategy;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.table.factories.FactoryUtil;
+
+/**
+ * The options of {@code 'connector' = 'deltalite'} tables in Flink SQL.
+ *
+ * <pre>{@code
+ * CREATE TABLE orders (
+ *   order_id BIGINT,
+ *   day DATE,
+ *   amount DECIMAL(12, 2),
+ *   PRIMARY KEY (order_id) NOT ENFORCED
+ * ) PARTITIONED BY (day) WITH (
+ *   'connector' = 'deltalite',
+ *   'path' = 's3a://bucket/orders',
+ *   'sink.max-parallel-files' = '8',
+ *   'hadoop.fs.s3a.endpoint' = 'https://s3.eu-west-1.amazonaws.com',
+ *   'delta.checkpointInterval' = '20'
+ * );
+ * }</pre>
+ *
+ * <p>Each {@code sink.*} option is the {@link DeltaLiteOptions} option of the same name, with the
+ * same default. Besides the options below: every option starting with {@value #HADOOP_PREFIX} is a
+ * storage setting passed to Hadoop without the prefix ({@code hadoop.fs.s3a.endpoint} sets {@code
+ * fs.s3a.endpoint}); every option starting with {@value #DELTA_PREFIX} is a Delta table property of
+ * a table the sink creates.
+ */
+@PublicEvolving
+public final class DeltaLiteConnectorOptions {
+    private DeltaLiteConnectorOptions() {}
+
+    /** Prefix of storage settings, passed to Hadoop without it. */
+    public static final String HADOOP_PREFIX = "hadoop.";
+
+    /** Prefix of Delta table properties, for tables the sink creates. */
+    public static final String DELTA_PREFIX = "delta.";
+
+    public static final ConfigOption<String> PATH =
+            ConfigOptions.key("path")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Location of the Delta table: a local path, file:// or s3a://.");
+
+    public static final ConfigOption<Integer> SINK_PARALLELISM = FactoryUtil.SINK_PARALLELISM;
+
+    public static final ConfigOption<String> SINK_APP_ID =
+            ConfigOptions.key("sink.app-id")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Delta transaction application id of the sink's commits. By default one"
+                                    + " is generated per job; each checkpoint's commit carries the id"
+                                    + " it was prepared under, so replays are recognized.");
+
+    public static final ConfigOption<Integer> SINK_MAX_PARALLEL_FILES =
+            ConfigOptions.key("sink." + DeltaLiteOptions.MAX_PARALLEL_FILES.key())
+                    .intType()
+                    .defaultValue(DeltaLiteOptions.MAX_PARALLEL_FILES.defaultValue())
+                    .withDescription(DeltaLiteOptions.MAX_PARALLEL_FILES.description());
+
+    public static final ConfigOption<Integer> SINK_MAX_PARALLEL_PARTITIONS =
+            ConfigOptions.key("sink." + DeltaLiteOptions.MAX_PARALLEL_PARTITIONS.key())
+                    .intType()
+                    .defaultValue(DeltaLiteOptions.MAX_PARALLEL_PARTITIONS.defaultValue())
+                    .withDescription(DeltaLiteOptions.MAX_PARALLEL_PARTITIONS.description());
+
+    public static final ConfigOption<MemorySize> SINK_MAX_BUFFERED_BYTES =
+            ConfigOptions.key("sink." + DeltaLiteOptions.MAX_BUFFERED_BYTES.key())
+                    .memoryType()
+                    .defaultValue(DeltaLiteOptions.MAX_BUFFERED_BYTES.defaultValue())
+                    .withDescription(DeltaLiteOptions.MAX_BUFFERED_BYTES.description());
+
+    public static final ConfigOption<MemorySize> SINK_TARGET_FILE_SIZE =
+            ConfigOptions.key("sink." + DeltaLiteOptions.TARGET_FILE_SIZE.key())
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(DeltaLiteOptions.TARGET_FILE_SIZE.description());
+
+    public static final ConfigOption<MemorySize> SINK_ROW_GROUP_SIZE =
+            ConfigOptions.key("sink." + DeltaLiteOptions.ROW_GROUP_SIZE.key())
+                    .memoryType()
+                    .defaultValue(DeltaLiteOptions.ROW_GROUP_SIZE.defaultValue())
+                    .withDescription(DeltaLiteOptions.ROW_GROUP_SIZE.description());
+
+    public static final ConfigOption<Integer> SINK_READ_BATCH_SIZE =
+            ConfigOptions.key("sink." + DeltaLiteOptions.READ_BATCH_SIZE.key())
+                    .intType()
+                    .defaultValue(DeltaLiteOptions.READ_BATCH_SIZE.defaultValue())
+                    .withDescription(DeltaLiteOptions.READ_BATCH_SIZE.description());
+
+    public static final ConfigOption<PruneStrategy> SINK_PRUNE_STRATEGY =
+            ConfigOptions.key("sink." + DeltaLiteOptions.PRUNE_STRATEGY.key())
+                    .enumType(PruneStrategy.class)
+                    .defaultValue(DeltaLiteOptions.PRUNE_STRATEGY.defaultValue())
+                    .withDescription(DeltaLiteOptions.PRUNE_STRATEGY.description());
+
+    public static final ConfigOption<Integer> SINK_COMMIT_RETRIES =
+            ConfigOptions.key("sink." + DeltaLiteOptions.COMMIT_RETRIES.key())
+                    .intType()
+                    .defaultValue(DeltaLiteOptions.COMMIT_RETRIES.defaultValue())
+                    .withDescription(DeltaLiteOptions.COMMIT_RETRIES.description());
+
+    public static final ConfigOption<NullKeyPolicy> SINK_NULL_KEY_POLICY =
+            ConfigOptions.key("sink." + DeltaLiteOptions.NULL_KEY_POLICY.key())
+                    .enumType(NullKeyPolicy.class)
+                    .defaultValue(DeltaLiteOptions.NULL_KEY_POLICY.defaultValue())
+                    .withDescription(DeltaLiteOptions.NULL_KEY_POLICY.description());
+}

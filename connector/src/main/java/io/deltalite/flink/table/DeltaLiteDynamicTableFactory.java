@@ -1,0 +1,159 @@
+package io.deltalite.flink.table;
+
+import static io.deltalite.flink.table.DeltaLiteConnectorOptions.DELTA_PREFIX;
+import static io.deltalite.flink.table.DeltaLiteConnectorOptions.HADOOP_PREFIX;
+
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.sink.DeltaLiteOptions;
+import io.deltalite.flink.sink.DeltaLiteSink;
+import io.deltalite.flink.sink.DeltaLiteSinkBuilder;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.UniqueConstraint;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * The factory of {@code 'connector' = 'deltalite'} tables. A table with {@code PRIMARY KEY (...)
+ * NOT ENFORCED} takes inserts, updates and deletes; a table without one is append-only. Options:
+ * {@link DeltaLiteConnectorOptions}.
+ */
+@PublicEvolving
+public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFactory {
+    public static final String IDENTIFIER = "deltalite";
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(DeltaLiteConnectorOptions.PATH);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return Set.of(
+                DeltaLiteConnectorOptions.SINK_PARALLELISM,
+                DeltaLiteConnectorOptions.SINK_APP_ID,
+                DeltaLiteConnectorOptions.SINK_MAX_PARALLEL_FILES,
+                DeltaLiteConnectorOptions.SINK_MAX_PARALLEL_PARTITIONS,
+                DeltaLiteConnectorOptions.SINK_MAX_BUFFERED_BYTES,
+                DeltaLiteConnectorOptions.SINK_TARGET_FILE_SIZE,
+                DeltaLiteConnectorOptions.SINK_ROW_GROUP_SIZE,
+                DeltaLiteConnectorOptions.SINK_READ_BATCH_SIZE,
+                DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
+                DeltaLiteConnectorOptions.SINK_COMMIT_RETRIES,
+                DeltaLiteConnectorOptions.SINK_NULL_KEY_POLICY);
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+        helper.validateExcept(HADOOP_PREFIX, DELTA_PREFIX);
+        ReadableConfig options = helper.getOptions();
+        ResolvedCatalogTable table = context.getCatalogTable();
+        String name = context.getObjectIdentifier().asSummaryString();
+        List<String> primaryKey =
+                table.getResolvedSchema()
+                        .getPrimaryKey()
+                        .map(UniqueConstraint::getColumns)
+                        .orElse(List.of());
+        List<String> partitionKey = table.getPartitionKeys();
+        RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
+
+        DeltaLiteSinkBuilder builder =
+                DeltaLiteSink.forTable(options.get(DeltaLiteConnectorOptions.PATH))
+                        .rowType(rowType);
+        if (primaryKey.isEmpty()) {
+            builder.appendOnly();
+        } else {
+            builder.primaryKey(primaryKey.toArray(new String[0]));
+        }
+        builder.partitionKey(partitionKey.toArray(new String[0]));
+        options.getOptional(DeltaLiteConnectorOptions.SINK_APP_ID).ifPresent(builder::appId);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_MAX_PARALLEL_FILES,
+                DeltaLiteOptions.MAX_PARALLEL_FILES);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_MAX_PARALLEL_PARTITIONS,
+                DeltaLiteOptions.MAX_PARALLEL_PARTITIONS);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_MAX_BUFFERED_BYTES,
+                DeltaLiteOptions.MAX_BUFFERED_BYTES);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_TARGET_FILE_SIZE,
+                DeltaLiteOptions.TARGET_FILE_SIZE);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_ROW_GROUP_SIZE,
+                DeltaLiteOptions.ROW_GROUP_SIZE);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_READ_BATCH_SIZE,
+                DeltaLiteOptions.READ_BATCH_SIZE);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
+                DeltaLiteOptions.PRUNE_STRATEGY);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_COMMIT_RETRIES,
+                DeltaLiteOptions.COMMIT_RETRIES);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_NULL_KEY_POLICY,
+                DeltaLiteOptions.NULL_KEY_POLICY);
+        for (Map.Entry<String, String> option : table.getOptions().entrySet()) {
+            if (option.getKey().startsWith(HADOOP_PREFIX)) {
+                builder.hadoopOption(
+                        option.getKey().substring(HADOOP_PREFIX.length()), option.getValue());
+            } else if (option.getKey().startsWith(DELTA_PREFIX)) {
+                builder.tableProperty(option.getKey(), option.getValue());
+            }
+        }
+        DeltaLiteSink sink;
+        try {
+            sink = builder.build();
+        } catch (DeltaLiteException | IllegalArgumentException e) {
+            throw new ValidationException(
+                    "Cannot write table " + name + " with deltalite: " + e.getMessage(), e);
+        }
+        return new DeltaLiteDynamicTableSink(
+                sink,
+                name,
+                !primaryKey.isEmpty(),
+                primaryKey.containsAll(partitionKey),
+                options.getOptional(DeltaLiteConnectorOptions.SINK_PARALLELISM).orElse(null));
+    }
+
+    private static <T> void copy(
+            ReadableConfig options,
+            DeltaLiteSinkBuilder builder,
+            ConfigOption<T> sqlOption,
+            ConfigOption<T> sinkOption) {
+        options.getOptional(sqlOption).ifPresent(value -> builder.option(sinkOption, value));
+    }
+}
