@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,17 +134,23 @@ public final class DeltaTable implements MergeTable {
                 snapshot.getTableProperties());
     }
 
-    /** The partition columns of the table at {@code location}, or none if there is no table. */
-    public static List<String> partitionColumnsIfExists(
-            String location, Map<String, String> hadoopOptions) {
-        Configuration hadoopConf = hadoopConfiguration(hadoopOptions);
+    /**
+     * The schema of the existing table at {@code location} as the sink would write it, checked
+     * against {@code definition} (supported features, partition columns, recorded primary key);
+     * empty when there is no table yet.
+     */
+    public static Optional<TableSchema> existingSchema(
+            String location, Map<String, String> hadoopOptions, TableDefinition definition) {
+        Snapshot snapshot;
         try {
-            return TableManager.loadSnapshot(location)
-                    .build(DefaultEngine.create(hadoopConf))
-                    .getPartitionColumnNames();
+            snapshot =
+                    TableManager.loadSnapshot(location)
+                            .build(DefaultEngine.create(hadoopConfiguration(hadoopOptions)));
         } catch (TableNotFoundException e) {
-            return List.of();
+            return Optional.empty();
         }
+        TableFeatureCheck.requireWritable(snapshot, location);
+        return Optional.of(schemaOf(snapshot, definition, location));
     }
 
     /**
