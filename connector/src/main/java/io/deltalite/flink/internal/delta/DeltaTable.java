@@ -189,16 +189,19 @@ public final class DeltaTable implements MergeTable {
         if (!declared.isAppendOnly()) {
             properties.put(PRIMARY_KEY_PROPERTY, String.join(",", declared.primaryKey()));
         }
-        CreateTableTransactionBuilder builder =
-                TableManager.buildCreateTableTransaction(
-                                location, KernelSchemas.toKernel(declared.columns()), ENGINE_INFO)
-                        .withTableProperties(properties);
-        if (declared.isPartitioned()) {
-            List<Column> partitionColumns = new ArrayList<>();
-            declared.partitionColumns().forEach(name -> partitionColumns.add(new Column(name)));
-            builder = builder.withDataLayoutSpec(DataLayoutSpec.partitioned(partitionColumns));
-        }
         try {
+            // Kernel checks the table properties here already (an unknown one fails).
+            CreateTableTransactionBuilder builder =
+                    TableManager.buildCreateTableTransaction(
+                                    location,
+                                    KernelSchemas.toKernel(declared.columns()),
+                                    ENGINE_INFO)
+                            .withTableProperties(properties);
+            if (declared.isPartitioned()) {
+                List<Column> partitionColumns = new ArrayList<>();
+                declared.partitionColumns().forEach(name -> partitionColumns.add(new Column(name)));
+                builder = builder.withDataLayoutSpec(DataLayoutSpec.partitioned(partitionColumns));
+            }
             builder.build(engine).commit(engine, CloseableIterable.emptyIterable());
             LOG.info("Created Delta table {} with schema {}", location, declared);
         } catch (TableAlreadyExistsException e) {
