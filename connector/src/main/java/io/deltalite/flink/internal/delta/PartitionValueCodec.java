@@ -12,7 +12,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -121,6 +120,9 @@ final class PartitionValueCodec {
         } else {
             instant = LocalDateTime.parse(text, SPACE_SEPARATED).toInstant(ZoneOffset.UTC);
         }
-        return ChronoUnit.MICROS.between(Instant.EPOCH, instant);
+        // Not ChronoUnit.MICROS.between, which counts in nanoseconds and overflows for instants
+        // more than 292 years from the epoch (years before 1678 or after 2261).
+        return Math.addExact(
+                Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
     }
 }
