@@ -114,4 +114,10 @@ public final class DeltaLiteConnectorOptions {
                     .enumType(NullKeyPolicy.class)
                     .defaultValue(DeltaLiteOptions.NULL_KEY_POLICY.defaultValue())
                     .withDescription(DeltaLiteOptions.NULL_KEY_POLICY.description());
+
+    public static final ConfigOption<Boolean> SINK_S3_SINGLE_WRITER =
+            ConfigOptions.key("sink." + DeltaLiteOptions.S3_SINGLE_WRITER.key())
+                    .booleanType()
+                    .defaultValue(DeltaLiteOptions.S3_SINGLE_WRITER.defaultValue())
+                    .withDescription(DeltaLiteOptions.S3_SINGLE_WRITER.description());
 }

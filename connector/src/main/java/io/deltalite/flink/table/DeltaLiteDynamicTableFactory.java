@@ -53,7 +53,8 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_READ_BATCH_SIZE,
                 DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
                 DeltaLiteConnectorOptions.SINK_COMMIT_RETRIES,
-                DeltaLiteConnectorOptions.SINK_NULL_KEY_POLICY);
+                DeltaLiteConnectorOptions.SINK_NULL_KEY_POLICY,
+                DeltaLiteConnectorOptions.SINK_S3_SINGLE_WRITER);
     }
 
     @Override
@@ -126,6 +127,11 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_NULL_KEY_POLICY,
                 DeltaLiteOptions.NULL_KEY_POLICY);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_S3_SINGLE_WRITER,
+                DeltaLiteOptions.S3_SINGLE_WRITER);
         for (Map.Entry<String, String> option : table.getOptions().entrySet()) {
             if (option.getKey().startsWith(HADOOP_PREFIX)) {
                 builder.hadoopOption(
