@@ -22,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -108,7 +110,24 @@ public final class KernelTableReader {
         return TableManager.loadSnapshot(path).build(engine).getVersion();
     }
 
+    /**
+     * Streams every row of the latest version to {@code rows}, one at a time, without holding the
+     * table in memory.
+     */
+    public static void forEachRow(String path, Consumer<Object[]> rows) {
+        scan(path, -1, (file, row) -> rows.accept(row));
+    }
+
     private static Map<String, List<Object[]>> read(String path, long version) {
+        Map<String, List<Object[]>> rows = new LinkedHashMap<>();
+        scan(
+                path,
+                version,
+                (file, row) -> rows.computeIfAbsent(file, unused -> new ArrayList<>()).add(row));
+        return rows;
+    }
+
+    private static void scan(String path, long version, BiConsumer<String, Object[]> rows) {
         Engine engine = DefaultEngine.create(new Configuration());
         SnapshotBuilder builder = TableManager.loadSnapshot(path);
         if (version >= 0) {
@@ -126,7 +145,6 @@ public final class KernelTableReader {
         physical = physical.add(KernelSchemas.ROW_INDEX);
         Scan scan = snapshot.getScanBuilder().build();
         Row state = scan.getScanState(engine);
-        Map<String, List<Object[]>> rows = new LinkedHashMap<>();
         try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
             while (files.hasNext()) {
                 try (CloseableIterator<Row> scanFiles = files.next().getRows()) {
@@ -134,8 +152,6 @@ public final class KernelTableReader {
                         Row scanFile = scanFiles.next();
                         Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
                         String file = qualifiedPath(engine, path, add);
-                        List<Object[]> fileRows = new ArrayList<>();
-                        rows.put(file, fileRows);
                         FileStatus status =
                                 FileStatus.of(
                                         file, add.getLong(add.getSchema().indexOf("size")), 0);
@@ -147,7 +163,7 @@ public final class KernelTableReader {
                         try (CloseableIterator<FilteredColumnarBatch> logicalData =
                                 Scan.transformPhysicalData(engine, state, scanFile, data)) {
                             while (logicalData.hasNext()) {
-                                collect(logicalData.next(), logical, fields, fileRows);
+                                collect(logicalData.next(), fields, row -> rows.accept(file, row));
                             }
                         }
                     }
@@ -156,14 +172,10 @@ public final class KernelTableReader {
         } catch (Exception e) {
             throw new IllegalStateException("reading " + path + " failed", e);
         }
-        return rows;
     }
 
     private static void collect(
-            FilteredColumnarBatch filtered,
-            StructType logical,
-            List<ValueType.Field> fields,
-            List<Object[]> rows) {
+            FilteredColumnarBatch filtered, List<ValueType.Field> fields, Consumer<Object[]> rows) {
         ColumnarBatch batch = filtered.getData();
         Optional<ColumnVector> selection = filtered.getSelectionVector();
         for (int row = 0; row < batch.getSize(); row++) {
@@ -178,7 +190,7 @@ public final class KernelTableReader {
                         ColumnValues.read(
                                 batch.getColumnVector(ordinal), row, fields.get(i).type());
             }
-            rows.add(values);
+            rows.accept(values);
         }
     }
 
