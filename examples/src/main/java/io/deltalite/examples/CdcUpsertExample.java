@@ -104,7 +104,7 @@ public final class CdcUpsertExample {
 
     static int verify(String table, OrderChanges changes) throws Exception {
         Map<Long, Object[]> expected = changes.expectedTable();
-        List<Object[]> actual = TableReadBack.readOrders(table);
+        List<Object[]> actual = TableReadBack.readRows(table);
         Map<Long, Object[]> byId = new HashMap<>();
         int mismatches = 0;
         for (Object[] row : actual) {

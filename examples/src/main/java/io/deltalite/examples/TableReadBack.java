@@ -10,11 +10,20 @@ import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.types.BooleanType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.DateType;
+import io.delta.kernel.types.DecimalType;
+import io.delta.kernel.types.DoubleType;
+import io.delta.kernel.types.IntegerType;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.TimestampNTZType;
+import io.delta.kernel.types.TimestampType;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -22,14 +31,14 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Reads the orders table back with Delta Kernel's public API — an independent reader, not deltalite
+ * Reads a table back with Delta Kernel's public API — an independent reader, not deltalite
  * — to check what the job wrote. (deltalite never writes deletion vectors, so the files are read as
  * they are.)
  */
 final class TableReadBack {
     private TableReadBack() {}
 
-    static List<Object[]> readOrders(String location) throws Exception {
+    static List<Object[]> readRows(String location) throws Exception {
         Engine engine = DefaultEngine.create(new Configuration());
         Snapshot snapshot = TableManager.loadSnapshot(location).build(engine);
         StructType logical = snapshot.getSchema();
@@ -63,7 +72,7 @@ final class TableReadBack {
                         try (CloseableIterator<FilteredColumnarBatch> batches =
                                 Scan.transformPhysicalData(engine, state, scanFile, data)) {
                             while (batches.hasNext()) {
-                                collect(batches.next().getData(), rows);
+                                collect(batches.next().getData(), logical, rows);
                             }
                         }
                     }
@@ -73,26 +82,36 @@ final class TableReadBack {
         return rows;
     }
 
-    private static void collect(ColumnarBatch batch, List<Object[]> rows) {
-        StructType schema = batch.getSchema();
-        ColumnVector id = batch.getColumnVector(schema.indexOf("order_id"));
-        ColumnVector day = batch.getColumnVector(schema.indexOf("day"));
-        ColumnVector customer = batch.getColumnVector(schema.indexOf("customer"));
-        ColumnVector amount = batch.getColumnVector(schema.indexOf("amount"));
-        ColumnVector status = batch.getColumnVector(schema.indexOf("status"));
-        ColumnVector updatedAt = batch.getColumnVector(schema.indexOf("updated_at"));
+    /** Rows of every column of the table, in schema order, as plain Java values. */
+    private static void collect(ColumnarBatch batch, StructType logical, List<Object[]> rows) {
         for (int row = 0; row < batch.getSize(); row++) {
-            BigDecimal value = amount.isNullAt(row) ? null : amount.getDecimal(row);
-            rows.add(
-                    new Object[] {
-                        id.getLong(row),
-                        day.getInt(row),
-                        customer.getString(row),
-                        value,
-                        status.getString(row),
-                        updatedAt.getLong(row)
-                    });
+            Object[] values = new Object[logical.length()];
+            for (int i = 0; i < values.length; i++) {
+                StructField field = logical.at(i);
+                ColumnVector vector = batch.getColumnVector(batch.getSchema().indexOf(field.getName()));
+                values[i] = vector.isNullAt(row) ? null : value(vector, row, field.getDataType());
+            }
+            rows.add(values);
         }
+    }
+
+    /** Booleans, numbers and strings as such; dates as days and timestamps as microseconds. */
+    private static Object value(ColumnVector vector, int row, DataType type) {
+        if (type instanceof BooleanType) {
+            return vector.getBoolean(row);
+        } else if (type instanceof IntegerType || type instanceof DateType) {
+            return vector.getInt(row);
+        } else if (type instanceof LongType || type instanceof TimestampType
+                || type instanceof TimestampNTZType) {
+            return vector.getLong(row);
+        } else if (type instanceof DoubleType) {
+            return vector.getDouble(row);
+        } else if (type instanceof DecimalType) {
+            return vector.getDecimal(row);
+        } else if (type instanceof StringType) {
+            return vector.getString(row);
+        }
+        throw new IllegalArgumentException("the example reader does not read " + type);
     }
 
     private static CloseableIterator<FileStatus> single(FileStatus file) {
