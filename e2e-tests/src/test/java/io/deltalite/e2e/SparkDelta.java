@@ -1,0 +1,59 @@
+package io.deltalite.e2e;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Spark with delta-spark, in local mode, as an independent Delta engine: the oracle for MERGE
+ * semantics and a second reader and writer of deltalite's tables. One session per test JVM.
+ */
+final class SparkDelta {
+    private static SparkSession session;
+
+    private SparkDelta() {}
+
+    static synchronized SparkSession session() {
+        if (session == null) {
+            session =
+                    SparkSession.builder()
+                            .master("local[2]")
+                            .appName("deltalite-e2e")
+                            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+                            .config(
+                                    "spark.sql.catalog.spark_catalog",
+                                    "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                            .config("spark.ui.enabled", "false")
+                            .config("spark.driver.bindAddress", "127.0.0.1")
+                            .config("spark.driver.host", "127.0.0.1")
+                            .config("spark.sql.shuffle.partitions", "2")
+                            .config("spark.sql.session.timeZone", "UTC")
+                            .config("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+                            .getOrCreate();
+            Runtime.getRuntime().addShutdownHook(new Thread(session::stop));
+        }
+        return session;
+    }
+
+    static List<Row> sql(String statement) {
+        return session().sql(statement).collectAsList();
+    }
+
+    /** Every row of a Delta table at a path, as Java lists of column values. */
+    static List<List<Object>> rows(String path) {
+        return rows("SELECT * FROM delta.`" + path + "`", true);
+    }
+
+    static List<List<Object>> rows(String query, boolean unused) {
+        List<List<Object>> rows = new ArrayList<>();
+        for (Row row : sql(query)) {
+            List<Object> values = new ArrayList<>();
+            for (int i = 0; i < row.length(); i++) {
+                values.add(row.get(i));
+            }
+            rows.add(values);
+        }
+        return rows;
+    }
+}
