@@ -5,6 +5,7 @@ import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.defaults.engine.fileio.FileIO;
 import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.KernelException;
@@ -27,6 +28,8 @@ import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.TableSchema;
 import io.deltalite.flink.internal.merge.TableSnapshot;
 import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.storage.S3Locations;
+import io.deltalite.flink.internal.storage.S3TableStorage;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -100,8 +103,7 @@ public final class DeltaTable implements MergeTable {
             MergeOptions options,
             TableDefinition definition,
             boolean createIfMissing) {
-        Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
-        HadoopFileIO fileIO = new HadoopFileIO(hadoopConf);
+        FileIO fileIO = fileIO(location, storage);
         Engine bootstrap = DefaultEngine.create(fileIO);
         Snapshot snapshot = loadOrCreate(location, bootstrap, definition, createIfMissing);
         TableFeatureCheck.requireWritable(snapshot, location);
@@ -154,6 +156,22 @@ public final class DeltaTable implements MergeTable {
     }
 
     /**
+     * Hadoop's file access to the table. On S3 the Delta log is written with conditional puts,
+     * after a check that the endpoint honours them (unless the user declared a single writer), and
+     * Kernel's log stores are out of the game.
+     */
+    private static FileIO fileIO(String location, StorageSettings storage) {
+        Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
+        HadoopFileIO hadoop = new HadoopFileIO(hadoopConf);
+        if (!S3Locations.isS3(location)) {
+            return hadoop;
+        }
+        LogStoreGuard.install(hadoopConf);
+        return new S3FileIO(
+                hadoop, S3TableStorage.open(location, hadoopConf, storage.s3SingleWriter()));
+    }
+
+    /**
      * The storage configuration: Hadoop's defaults plus the user's settings. Its class loader is
      * deltalite's own, not the task's context loader, which Flink closes when a task ends while
      * Hadoop's shutdown hooks may still read the configuration.
@@ -162,6 +180,7 @@ public final class DeltaTable implements MergeTable {
         Configuration hadoopConf = new Configuration();
         hadoopConf.setClassLoader(DeltaTable.class.getClassLoader());
         hadoopOptions.forEach(hadoopConf::set);
+        S3Locations.serveS3SchemeWithS3A(hadoopConf);
         return hadoopConf;
     }
 

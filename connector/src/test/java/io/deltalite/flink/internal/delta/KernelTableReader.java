@@ -35,7 +35,14 @@ public final class KernelTableReader {
     private KernelTableReader() {}
 
     public static List<Object[]> readAll(String path) {
-        return flatten(read(path, -1));
+        return readAll(path, Map.of());
+    }
+
+    /** Reads a table on storage that needs Hadoop settings, for example S3A's. */
+    public static List<Object[]> readAll(String path, Map<String, String> hadoopOptions) {
+        List<Object[]> rows = new ArrayList<>();
+        scan(path, -1, hadoopOptions, (file, row) -> rows.add(row));
+        return rows;
     }
 
     public static List<Object[]> readVersion(String path, long version) {
@@ -128,7 +135,17 @@ public final class KernelTableReader {
     }
 
     private static void scan(String path, long version, BiConsumer<String, Object[]> rows) {
-        Engine engine = DefaultEngine.create(new Configuration());
+        scan(path, version, Map.of(), rows);
+    }
+
+    private static void scan(
+            String path,
+            long version,
+            Map<String, String> hadoopOptions,
+            BiConsumer<String, Object[]> rows) {
+        Configuration hadoopConf = new Configuration();
+        hadoopOptions.forEach(hadoopConf::set);
+        Engine engine = DefaultEngine.create(hadoopConf);
         SnapshotBuilder builder = TableManager.loadSnapshot(path);
         if (version >= 0) {
             builder = builder.atVersion(version);

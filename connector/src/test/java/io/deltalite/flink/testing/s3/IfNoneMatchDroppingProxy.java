@@ -1,0 +1,155 @@
+package io.deltalite.flink.testing.s3;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An S3 endpoint that ignores conditional writes, as some S3-compatible stores do: a loopback HTTP
+ * proxy that forwards every request to a real S3 server but drops the {@code If-None-Match} header
+ * on the way.
+ *
+ * <p>The client signs {@code If-None-Match} (SigV4 signs every header it sends), so the server
+ * behind this proxy must not check signatures ({@link S3ProxyServer#start(boolean)} with {@code
+ * false}).
+ */
+public final class IfNoneMatchDroppingProxy implements AutoCloseable {
+    /** Headers the JDK's HTTP client sets itself, and hop-by-hop headers. */
+    private static final Set<String> NOT_FORWARDED =
+            Set.of(
+                    "connection",
+                    "content-length",
+                    "date",
+                    "expect",
+                    "from",
+                    "host",
+                    "keep-alive",
+                    "te",
+                    "trailer",
+                    "transfer-encoding",
+                    "upgrade",
+                    "via",
+                    "warning");
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final HttpClient client;
+    private final String target;
+    private final AtomicInteger dropped = new AtomicInteger();
+
+    private IfNoneMatchDroppingProxy(String target) throws IOException {
+        this.target = target;
+        this.client =
+                HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .connectTimeout(Duration.ofSeconds(10))
+                        .build();
+        this.executor = Executors.newFixedThreadPool(8);
+        this.server =
+                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        server.createContext("/", this::forward);
+        server.setExecutor(executor);
+        server.start();
+    }
+
+    /** Starts a proxy in front of {@code target}, for example {@code http://127.0.0.1:9000}. */
+    public static IfNoneMatchDroppingProxy start(String target) {
+        try {
+            return new IfNoneMatchDroppingProxy(target);
+        } catch (IOException e) {
+            throw new UncheckedIOException("starting the proxy failed", e);
+        }
+    }
+
+    /** {@code http://127.0.0.1:PORT}. */
+    public String endpoint() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** How many requests arrived with the header this proxy drops. */
+    public int droppedConditions() {
+        return dropped.get();
+    }
+
+    private void forward(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            byte[] body;
+            try (InputStream in = exchange.getRequestBody()) {
+                body = in.readAllBytes();
+            }
+            HttpRequest.Builder request =
+                    HttpRequest.newBuilder(URI.create(target + exchange.getRequestURI()))
+                            .timeout(Duration.ofSeconds(60))
+                            .method(
+                                    exchange.getRequestMethod(),
+                                    body.length == 0
+                                            ? HttpRequest.BodyPublishers.noBody()
+                                            : HttpRequest.BodyPublishers.ofByteArray(body));
+            for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
+                String name = header.getKey().toLowerCase(Locale.ROOT);
+                if (name.equals("if-none-match")) {
+                    dropped.incrementAndGet();
+                } else if (!NOT_FORWARDED.contains(name)) {
+                    header.getValue().forEach(value -> request.header(header.getKey(), value));
+                }
+            }
+            HttpResponse<byte[]> response;
+            try {
+                response = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                exchange.sendResponseHeaders(503, -1);
+                return;
+            }
+            response.headers()
+                    .map()
+                    .forEach(
+                            (name, values) -> {
+                                if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) {
+                                    exchange.getResponseHeaders().put(name, values);
+                                }
+                            });
+            boolean head = exchange.getRequestMethod().equalsIgnoreCase("HEAD");
+            byte[] responseBody = response.body();
+            if (head) {
+                response.headers()
+                        .firstValue("content-length")
+                        .ifPresent(
+                                length ->
+                                        exchange.getResponseHeaders()
+                                                .set("Content-Length", length));
+                exchange.sendResponseHeaders(response.statusCode(), -1);
+            } else if (responseBody.length == 0) {
+                exchange.sendResponseHeaders(response.statusCode(), -1);
+            } else {
+                exchange.sendResponseHeaders(response.statusCode(), responseBody.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(responseBody);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}
