@@ -36,6 +36,48 @@ public final class ForeignWriter {
     private ForeignWriter() {}
 
     /**
+     * Rewrites every live file of the table into one new file with the same rows, in one commit, as
+     * a compaction by another writer would.
+     *
+     * @return the fully qualified path of the new file
+     */
+    public static String compact(String location, TableSchema schema) {
+        if (schema.isPartitioned()) {
+            throw new IllegalArgumentException("compacts unpartitioned tables only");
+        }
+        List<Object[]> rows = KernelTableReader.readAll(location);
+        Engine engine = DefaultEngine.create(new Configuration());
+        io.delta.kernel.Snapshot snapshot =
+                io.delta.kernel.TableManager.loadSnapshot(location).build(engine);
+        List<Row> removes = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        try (CloseableIterator<FilteredColumnarBatch> batches =
+                snapshot.getScanBuilder().build().getScanFiles(engine)) {
+            while (batches.hasNext()) {
+                try (CloseableIterator<Row> scanFiles = batches.next().getRows()) {
+                    while (scanFiles.hasNext()) {
+                        Row scanFile = scanFiles.next();
+                        removes.add(
+                                KernelInternals.removeAction(
+                                        scanFile.getStruct(scanFile.getSchema().indexOf("add")),
+                                        now));
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return write(
+                engine,
+                snapshot,
+                schema,
+                PartitionValues.UNPARTITIONED,
+                rows,
+                Statistics.EXACT,
+                removes);
+    }
+
+    /**
      * Writes {@code rows} (in table-column order, all of {@code partition}) as one data file and
      * commits it in a blind append.
      *
@@ -48,10 +90,26 @@ public final class ForeignWriter {
             List<Object[]> rows,
             Statistics statistics) {
         Engine engine = DefaultEngine.create(new Configuration());
+        return write(
+                engine,
+                io.delta.kernel.TableManager.loadSnapshot(location).build(engine),
+                schema,
+                partition,
+                rows,
+                statistics,
+                List.of());
+    }
+
+    private static String write(
+            Engine engine,
+            io.delta.kernel.Snapshot snapshot,
+            TableSchema schema,
+            PartitionValues partition,
+            List<Object[]> rows,
+            Statistics statistics,
+            List<Row> removes) {
         Transaction transaction =
-                io.delta.kernel.TableManager.loadSnapshot(location)
-                        .build(engine)
-                        .buildUpdateTableTransaction("foreign-writer", Operation.WRITE)
+                snapshot.buildUpdateTableTransaction("foreign-writer", Operation.WRITE)
                         .build(engine);
         Row state = transaction.getTransactionState(engine);
         DataWriteContext context =
@@ -87,11 +145,15 @@ public final class ForeignWriter {
             if (written.size() != 1) {
                 throw new IllegalStateException("expected one file, wrote " + written.size());
             }
-            CloseableIterator<Row> actions =
-                    Transaction.generateAppendActions(
-                            engine, state, KernelIterators.of(written.iterator()), context);
+            List<Row> actions = new ArrayList<>(removes);
+            Transaction.generateAppendActions(
+                            engine, state, KernelIterators.of(written.iterator()), context)
+                    .forEachRemaining(actions::add);
             TransactionCommitResult result =
-                    transaction.commit(engine, CloseableIterable.inMemoryIterable(actions));
+                    transaction.commit(
+                            engine,
+                            CloseableIterable.inMemoryIterable(
+                                    KernelIterators.of(actions.iterator())));
             if (result.getVersion() < 0) {
                 throw new IllegalStateException("not committed");
             }

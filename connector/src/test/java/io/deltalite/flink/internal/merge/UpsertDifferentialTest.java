@@ -73,7 +73,7 @@ class UpsertDifferentialTest {
                         Map.of());
         MergeOptions options =
                 MergeOptions.DEFAULTS
-                        .withTargetFileSizeBytes(1024 + random.nextInt(3072))
+                        .withTargetFileSizeBytes(2048 + random.nextInt(6144))
                         .withRowGroupSizeBytes(1024)
                         .withReadBatchSize(16 + random.nextInt(100))
                         .withMaxParallelFiles(1 + random.nextInt(3))

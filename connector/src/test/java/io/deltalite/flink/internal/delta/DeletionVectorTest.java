@@ -1,0 +1,134 @@
+package io.deltalite.flink.internal.delta;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.delta.kernel.internal.deletionvectors.Base85Codec;
+import io.deltalite.flink.internal.merge.MergeOptions;
+import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.ValueType.Kind;
+import io.deltalite.flink.sink.UpsertStats;
+import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * Rows that a deletion vector deletes stay deleted: the probe does not match them, and a rewrite of
+ * their file does not copy them. (Kernel cannot write deletion vectors, so the test writes the
+ * commit that adds one by hand, as Spark's DELETE would.)
+ */
+class DeletionVectorTest {
+    private static final List<ValueType.Field> COLUMNS =
+            List.of(
+                    new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                    new ValueType.Field("v", ValueType.of(Kind.STRING), true));
+
+    private static final TableDefinition ITEMS =
+            new TableDefinition(COLUMNS, List.of("id"), List.of(), Map.of());
+
+    @TempDir Path dir;
+
+    @Test
+    void rowsDeletedByADeletionVectorNeitherMatchNorSurviveARewrite() throws IOException {
+        TestTables.createWithKernel(
+                dir.toString(), COLUMNS, List.of(), Map.of("delta.enableDeletionVectors", "true"));
+        try (UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), ITEMS, MergeOptions.DEFAULTS)) {
+            for (long id = 0; id < 10; id++) {
+                harness.upsert(id, "initial");
+            }
+            harness.commit();
+            // The upsert file is sorted by key: ids 3 and 4 are rows 3 and 4.
+            deleteRowsWithDeletionVector(3, 4);
+            assertThat(harness.read()).hasSize(8);
+
+            // Id 4 is only in a deleted row: the file is probed but not rewritten.
+            harness.upsert(4L, "new");
+            UpsertStats insert = harness.commit().stats();
+            assertThat(insert.filesProbed()).isEqualTo(1);
+            assertThat(insert.filesRemoved()).isZero();
+            assertThat(insert.rowsInserted()).isEqualTo(1);
+
+            harness.upsert(3L, "new");
+            harness.upsert(5L, "new");
+            UpsertStats rewrite = harness.commit().stats();
+            assertThat(rewrite.filesRemoved()).isEqualTo(1);
+            assertThat(rewrite.rowsInserted()).isEqualTo(1);
+            assertThat(rewrite.rowsUpdated()).isEqualTo(1);
+            assertThat(rewrite.rowsCopied()).isEqualTo(7);
+
+            List<Object[]> expected = new ArrayList<>();
+            for (long id = 0; id < 10; id++) {
+                expected.add(new Object[] {id, id >= 3 && id <= 5 ? "new" : "initial"});
+            }
+            assertThat(Rows.sorted(harness.read())).isEqualTo(Rows.sorted(expected));
+        }
+    }
+
+    /** Commits a deletion vector on the table's single data file that deletes {@code rows}. */
+    private void deleteRowsWithDeletionVector(int... rows) throws IOException {
+        Map<String, KernelTableReader.LiveFile> files = KernelTableReader.liveFiles(dir.toString());
+        assertThat(files).hasSize(1);
+        KernelTableReader.LiveFile file = files.values().iterator().next();
+        byte[] bitmap = portableBitmapArray(rows);
+        String descriptor =
+                "{\"storageType\":\"i\",\"pathOrInlineDv\":\""
+                        + Base85Codec.encodeBytes(bitmap)
+                        + "\",\"sizeInBytes\":"
+                        + bitmap.length
+                        + ",\"cardinality\":"
+                        + rows.length
+                        + "}";
+        long now = System.currentTimeMillis();
+        String remove =
+                "{\"remove\":{\"path\":\""
+                        + file.logPath()
+                        + "\",\"deletionTimestamp\":"
+                        + now
+                        + ",\"dataChange\":true,\"extendedFileMetadata\":true,"
+                        + "\"partitionValues\":{},\"size\":"
+                        + file.size()
+                        + "}}";
+        String add =
+                "{\"add\":{\"path\":\""
+                        + file.logPath()
+                        + "\",\"partitionValues\":{},\"size\":"
+                        + file.size()
+                        + ",\"modificationTime\":"
+                        + now
+                        + ",\"dataChange\":true,\"stats\":\""
+                        + file.stats().replace("\"", "\\\"")
+                        + "\",\"deletionVector\":"
+                        + descriptor
+                        + "}}";
+        long version = KernelTableReader.latestVersion(dir.toString()) + 1;
+        Files.writeString(
+                dir.resolve(String.format("_delta_log/%020d.json", version)),
+                remove + "\n" + add + "\n",
+                StandardCharsets.UTF_8);
+    }
+
+    /** The Delta protocol's portable RoaringBitmapArray format, for row indexes below 2^32. */
+    private static byte[] portableBitmapArray(int... rows) {
+        RoaringBitmap bitmap = RoaringBitmap.bitmapOf(rows);
+        ByteBuffer buffer =
+                ByteBuffer.allocate(4 + 8 + 4 + bitmap.serializedSizeInBytes())
+                        .order(ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(1681511377);
+        buffer.putLong(1);
+        buffer.putInt(0);
+        bitmap.serialize(buffer);
+        return buffer.array();
+    }
+}
