@@ -1,0 +1,264 @@
+package io.deltalite.e2e.bench;
+
+import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.merge.BatchStream;
+import io.deltalite.flink.internal.merge.CommitOutcome;
+import io.deltalite.flink.internal.merge.DataFile;
+import io.deltalite.flink.internal.merge.DataFileStore;
+import io.deltalite.flink.internal.merge.MergeOptions;
+import io.deltalite.flink.internal.merge.PartitionValues;
+import io.deltalite.flink.internal.merge.RowBatch;
+import io.deltalite.flink.sink.UpsertStats;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One measured run, in a JVM of its own: the operation's wall time, the peak heap in use (sampled
+ * every 2 ms after a forced GC) and the process's peak resident set (VmHWM). Prints one line {@code
+ * RESULT key=value ...} for the parent to collect.
+ *
+ * <pre>
+ *   BenchProbe deltalite TABLE KEYS TABLE_ROWS CORRECTIONS INSERTS SEED LOCAL_START LOCAL_RANGE
+ *   BenchProbe spark     (same arguments)
+ *   BenchProbe floor     TABLE FILE_NAME...        read and rewrite exactly these files
+ *   BenchProbe scan      TABLE                     read every row of the table
+ * </pre>
+ */
+public final class BenchProbe {
+    private BenchProbe() {}
+
+    public static void main(String[] args) throws Exception {
+        String workload = args[0];
+        String table = args[1];
+        Map<String, Object> result = new LinkedHashMap<>();
+        Runnable run;
+        switch (workload) {
+            case "deltalite", "spark" -> {
+                BenchTable.Keys keys = BenchTable.Keys.valueOf(args[2]);
+                List<Object[]> changes =
+                        BenchTable.changes(
+                                keys,
+                                Long.parseLong(args[3]),
+                                Integer.parseInt(args[4]),
+                                Integer.parseInt(args[5]),
+                                Long.parseLong(args[6]),
+                                Long.parseLong(args[7]),
+                                Long.parseLong(args[8]));
+                if (workload.equals("spark")) {
+                    SparkMerge merge = new SparkMerge(keys);
+                    run = () -> merge.merge(table, changes);
+                } else {
+                    run = () -> deltaliteMerge(table, keys, changes, result);
+                }
+            }
+            case "floor" -> {
+                Set<String> names = Set.copyOf(Arrays.asList(args).subList(2, args.length));
+                run = () -> rewrite(table, names, result);
+            }
+            case "scan" -> run = () -> scan(table, result);
+            default -> throw new IllegalArgumentException("unknown workload " + workload);
+        }
+        measure(run, result);
+        StringBuilder line = new StringBuilder("RESULT workload=" + workload);
+        result.forEach((key, value) -> line.append(' ').append(key).append('=').append(value));
+        System.out.println(line);
+        System.exit(0);
+    }
+
+    private static void measure(Runnable run, Map<String, Object> result) throws Exception {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        System.gc();
+        System.gc();
+        Thread.sleep(200);
+        AtomicLong peakHeap = new AtomicLong(memory.getHeapMemoryUsage().getUsed());
+        Thread sampler =
+                new Thread(
+                        () -> {
+                            while (!Thread.currentThread().isInterrupted()) {
+                                peakHeap.accumulateAndGet(
+                                        memory.getHeapMemoryUsage().getUsed(), Math::max);
+                                try {
+                                    Thread.sleep(2);
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                            }
+                        });
+        sampler.setDaemon(true);
+        sampler.start();
+        long started = System.nanoTime();
+        run.run();
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        sampler.interrupt();
+        sampler.join();
+        result.put("millis", millis);
+        result.put("peakHeapBytes", peakHeap.get());
+        result.put("peakRssBytes", procStatusBytes("VmHWM"));
+    }
+
+    /** A memory figure of this process from /proc/self/status, in bytes (-1 off Linux). */
+    private static long procStatusBytes(String field) throws IOException {
+        Path status = Paths.get("/proc/self/status");
+        if (!Files.exists(status)) {
+            return -1;
+        }
+        for (String line : Files.readAllLines(status)) {
+            if (line.startsWith(field + ":")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        return -1;
+    }
+
+    private static void deltaliteMerge(
+            String table,
+            BenchTable.Keys keys,
+            List<Object[]> changes,
+            Map<String, Object> result) {
+        try (UpsertHarness deltalite =
+                UpsertHarness.open(table, BenchTable.definition(keys), MergeOptions.DEFAULTS)) {
+            for (Object[] row : changes) {
+                deltalite.upsert(row);
+            }
+            CommitOutcome outcome = deltalite.commit();
+            UpsertStats stats = outcome.stats();
+            result.put("filesProbed", stats.filesProbed());
+            result.put("filesRemoved", stats.filesRemoved());
+            result.put("filesAdded", stats.filesAdded());
+            result.put("filesKept", stats.filesCarriedOver());
+            result.put("bytesWritten", stats.bytesWritten());
+            result.put("rowsCopied", stats.rowsCopied());
+            result.put("rowsUpdated", stats.rowsUpdated());
+            result.put("rowsInserted", stats.rowsInserted());
+        }
+    }
+
+    /** The floor: read the named files batch by batch and write every row again. */
+    private static void rewrite(String table, Set<String> names, Map<String, Object> result) {
+        DeltaTable delta =
+                DeltaTable.open(
+                        table,
+                        Map.of(),
+                        MergeOptions.DEFAULTS,
+                        BenchTable.definition(BenchTable.Keys.SEQUENTIAL),
+                        false);
+        List<DataFile> files = new ArrayList<>();
+        for (DataFile file : liveFiles(delta)) {
+            if (names.contains(file.name())) {
+                files.add(file);
+            }
+        }
+        if (files.size() != names.size()) {
+            throw new IllegalStateException(
+                    "found " + files.size() + " of " + names.size() + " files");
+        }
+        DataFileStore store = delta.files();
+        List<DataFile> written =
+                store.write(PartitionValues.UNPARTITIONED, new AllRows(store, files));
+        long bytes = 0;
+        for (DataFile file : written) {
+            bytes += file.sizeBytes();
+            store.deleteUncommitted(file);
+        }
+        result.put("filesRead", files.size());
+        result.put("bytesWritten", bytes);
+    }
+
+    private static void scan(String table, Map<String, Object> result) {
+        DeltaTable delta =
+                DeltaTable.open(table, Map.of(), MergeOptions.DEFAULTS, definitionOf(table), false);
+        long rows = 0;
+        try (AllRows all = new AllRows(delta.files(), liveFiles(delta))) {
+            while (all.hasNext()) {
+                RowBatch batch = all.next();
+                for (int row = 0; row < batch.size(); row++) {
+                    if (batch.isLive(row)) {
+                        rows++;
+                    }
+                }
+            }
+        }
+        result.put("rows", rows);
+    }
+
+    private static io.deltalite.flink.internal.merge.TableDefinition definitionOf(String table) {
+        return DeltaTable.existingSchema(
+                        table, Map.of(), BenchTable.definition(BenchTable.Keys.SEQUENTIAL))
+                .map(
+                        schema ->
+                                BenchTable.definition(
+                                        schema.column("id").type()
+                                                                instanceof
+                                                                io.deltalite.flink.internal.merge
+                                                                                .ValueType.Primitive
+                                                                        p
+                                                        && p.kind()
+                                                                == io.deltalite.flink.internal.merge
+                                                                        .ValueType.Kind.STRING
+                                                ? BenchTable.Keys.UUID
+                                                : BenchTable.Keys.SEQUENTIAL))
+                .orElseThrow();
+    }
+
+    private static List<DataFile> liveFiles(DeltaTable delta) {
+        return delta.latestSnapshot()
+                .liveFiles(List.of(PartitionValues.UNPARTITIONED))
+                .get(PartitionValues.UNPARTITIONED);
+    }
+
+    /** Every row of a list of files, one file open at a time. */
+    private static final class AllRows implements BatchStream {
+        private final DataFileStore store;
+        private final Iterator<DataFile> files;
+        private BatchStream current;
+
+        AllRows(DataFileStore store, List<DataFile> files) {
+            this.store = store;
+            this.files = files.iterator();
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (current == null || !current.hasNext()) {
+                if (current != null) {
+                    current.close();
+                    current = null;
+                }
+                if (!files.hasNext()) {
+                    return false;
+                }
+                current = store.readRows(files.next());
+            }
+            return true;
+        }
+
+        @Override
+        public RowBatch next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return current.next();
+        }
+
+        @Override
+        public void close() {
+            if (current != null) {
+                current.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,461 @@
+package io.deltalite.e2e.bench;
+
+import io.deltalite.e2e.bench.BenchTable.Keys;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+import java.util.stream.Stream;
+
+/**
+ * Runs the benchmark scenarios of BENCHMARKS.md: every measured run in a fresh JVM on a fresh copy
+ * of its table, runs of competing systems alternating, each repeated; prints markdown.
+ */
+final class BenchmarkRunner {
+    private final Path work;
+    private final int repetitions;
+    private final double scale;
+    private final StringBuilder report = new StringBuilder();
+
+    BenchmarkRunner(Path work, int repetitions, double scale) {
+        this.work = work;
+        this.repetitions = repetitions;
+        this.scale = scale;
+    }
+
+    String report() {
+        return report.toString();
+    }
+
+    private long rows(long rows) {
+        return Math.max(1_000, Math.round(rows * scale));
+    }
+
+    private int count(int count) {
+        return (int) Math.max(10, Math.round(count * scale));
+    }
+
+    // ---------------------------------------------------------------- scenarios
+
+    /** 1. Peak heap and RSS of a merge of a 5,000-row change set into tables of growing size. */
+    void memoryVersusTableSize() {
+        section(
+                "1. Memory vs table size",
+                "one partition; 5,000 changes (2,500 corrections spread over the table, 2,500 inserts); every file is rewritten");
+        row("table rows", "files", "wall ms", "peak heap MiB", "peak RSS MiB");
+        for (long size : new long[] {62_500, 250_000, 1_000_000, 4_000_000}) {
+            long tableRows = rows(size);
+            int files = (int) Math.max(1, tableRows / rows(500_000));
+            Path master = table("memory-" + tableRows, Keys.SEQUENTIAL, files, tableRows / files);
+            List<Map<String, Long>> runs = new ArrayList<>();
+            for (int i = 0; i < repetitions; i++) {
+                runs.add(
+                        probe(
+                                "deltalite",
+                                copy(master),
+                                Keys.SEQUENTIAL,
+                                tableRows,
+                                count(2_500),
+                                count(2_500),
+                                i,
+                                0,
+                                0));
+            }
+            row(
+                    tableRows,
+                    files,
+                    stat(runs, r -> r.get("millis")),
+                    mib(runs, "peakHeapBytes"),
+                    mib(runs, "peakRssBytes"));
+        }
+    }
+
+    /** 2. deltalite against Spark MERGE, same table and change set, alternating. */
+    void versusSparkMerge() {
+        long tableRows = rows(1_000_000);
+        int files = 2;
+        section(
+                "2. Against Spark MERGE",
+                tableRows
+                        + " rows in "
+                        + files
+                        + " files; 5,000 changes (2,500 corrections, 2,500 inserts); Spark 4.2 + Delta 4.4 local[2]; each run in a fresh JVM");
+        Path master = table("spark-" + tableRows, Keys.SEQUENTIAL, files, tableRows / files);
+        List<Map<String, Long>> deltalite = new ArrayList<>();
+        List<Map<String, Long>> spark = new ArrayList<>();
+        for (int i = 0; i < repetitions; i++) {
+            deltalite.add(
+                    probe(
+                            "deltalite",
+                            copy(master),
+                            Keys.SEQUENTIAL,
+                            tableRows,
+                            count(2_500),
+                            count(2_500),
+                            i,
+                            0,
+                            0));
+            spark.add(
+                    probe(
+                            "spark",
+                            copy(master),
+                            Keys.SEQUENTIAL,
+                            tableRows,
+                            count(2_500),
+                            count(2_500),
+                            i,
+                            0,
+                            0));
+        }
+        row("system", "wall ms", "peak heap MiB", "peak RSS MiB");
+        row(
+                "deltalite",
+                stat(deltalite, r -> r.get("millis")),
+                mib(deltalite, "peakHeapBytes"),
+                mib(deltalite, "peakRssBytes"));
+        row(
+                "Spark MERGE",
+                stat(spark, r -> r.get("millis")),
+                mib(spark, "peakHeapBytes"),
+                mib(spark, "peakRssBytes"));
+        report.append(
+                String.format(
+                        "%nRatios (Spark / deltalite, medians): time %.1f×, peak heap %.1f×, peak RSS %.1f×%n",
+                        ratio(spark, deltalite, "millis"),
+                        ratio(spark, deltalite, "peakHeapBytes"),
+                        ratio(spark, deltalite, "peakRssBytes")));
+    }
+
+    /** 3. deltalite against the floor: reading and rewriting exactly the files it touches. */
+    void versusFloor() {
+        long tableRows = rows(4_000_000);
+        int files = 8;
+        section(
+                "3. Against the floor",
+                tableRows
+                        + " rows in "
+                        + files
+                        + " files; 5,000 changes; the floor reads and rewrites the files deltalite rewrote, with the same Parquet reader and writer and no merge logic");
+        Path master = table("floor-" + tableRows, Keys.SEQUENTIAL, files, tableRows / files);
+        List<Map<String, Long>> deltalite = new ArrayList<>();
+        List<Map<String, Long>> floor = new ArrayList<>();
+        for (int i = 0; i < repetitions; i++) {
+            Path merged = copy(master);
+            deltalite.add(
+                    probe(
+                            "deltalite",
+                            merged,
+                            Keys.SEQUENTIAL,
+                            tableRows,
+                            count(2_500),
+                            count(2_500),
+                            i,
+                            0,
+                            0));
+            List<String> touched = DeltaLogFiles.removedInLastCommit(merged);
+            List<String> args = new ArrayList<>(List.of("floor", copy(master).toString()));
+            args.addAll(touched);
+            floor.add(run(args));
+        }
+        row("run", "wall ms", "files", "peak heap MiB");
+        row(
+                "deltalite merge",
+                stat(deltalite, r -> r.get("millis")),
+                stat(deltalite, r -> r.get("filesRemoved")),
+                mib(deltalite, "peakHeapBytes"));
+        row(
+                "floor: read + write",
+                stat(floor, r -> r.get("millis")),
+                stat(floor, r -> r.get("filesRead")),
+                mib(floor, "peakHeapBytes"));
+        report.append(
+                String.format(
+                        "%ndeltalite / floor (medians): %.2f×%n",
+                        ratio(deltalite, floor, "millis")));
+    }
+
+    /** 4. Write amplification of corrections, scattered and temporally local. */
+    void writeAmplification() {
+        long rowsPerFile = rows(640_000);
+        int files = 8;
+        long tableRows = rowsPerFile * files;
+        int corrections = count(5_000);
+        section(
+                "4. Write amplification",
+                files
+                        + " files × "
+                        + rowsPerFile
+                        + " rows (id, amount, note); "
+                        + corrections
+                        + " corrections of one row each (16 bytes changed per correction: id and amount)");
+        Path master = table("amplification-" + tableRows, Keys.SEQUENTIAL, files, rowsPerFile);
+        row(
+                "corrections",
+                "files touched",
+                "MiB written",
+                "amplification",
+                "scan ms before",
+                "scan ms after");
+        for (boolean local : new boolean[] {false, true}) {
+            List<Map<String, Long>> merges = new ArrayList<>();
+            List<Map<String, Long>> before = new ArrayList<>();
+            List<Map<String, Long>> after = new ArrayList<>();
+            for (int i = 0; i < repetitions; i++) {
+                Path table = copy(master);
+                before.add(run(List.of("scan", table.toString())));
+                merges.add(
+                        probe(
+                                "deltalite",
+                                table,
+                                Keys.SEQUENTIAL,
+                                tableRows,
+                                corrections,
+                                0,
+                                i,
+                                local ? 3 * rowsPerFile : 0,
+                                local ? rowsPerFile : 0));
+                after.add(run(List.of("scan", table.toString())));
+            }
+            double written = median(merges, r -> r.get("bytesWritten"));
+            row(
+                    local ? "temporally local (one file)" : "scattered",
+                    stat(merges, r -> r.get("filesRemoved")),
+                    String.format("%.1f", written / (1 << 20)),
+                    String.format("%,.0f×", written / (corrections * 16.0)),
+                    stat(before, r -> r.get("millis")),
+                    stat(after, r -> r.get("millis")));
+        }
+    }
+
+    /** 5. How many files the probe reads and rewrites, against the minimum possible. */
+    void probeEffectiveness() {
+        long rowsPerFile = rows(250_000);
+        int files = 8;
+        long tableRows = rowsPerFile * files;
+        int corrections = count(1_000);
+        section(
+                "5. Probe effectiveness",
+                files
+                        + " files × "
+                        + rowsPerFile
+                        + " rows with random UUID keys (statistics cannot rule a file out); "
+                        + corrections
+                        + " corrections");
+        Path master = table("probe-" + tableRows, Keys.UUID, files, rowsPerFile);
+        row("updates", "files probed", "files rewritten", "minimum rewritten", "wall ms");
+        for (boolean local : new boolean[] {true, false}) {
+            List<Map<String, Long>> runs = new ArrayList<>();
+            for (int i = 0; i < repetitions; i++) {
+                runs.add(
+                        probe(
+                                "deltalite",
+                                copy(master),
+                                Keys.UUID,
+                                tableRows,
+                                corrections,
+                                0,
+                                i,
+                                local ? 5 * rowsPerFile : 0,
+                                local ? rowsPerFile : 0));
+            }
+            row(
+                    local ? "temporally local" : "scattered",
+                    stat(runs, r -> r.get("filesProbed")),
+                    stat(runs, r -> r.get("filesRemoved")),
+                    local ? 1 : files,
+                    stat(runs, r -> r.get("millis")));
+        }
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    private Map<String, Long> probe(
+            String workload,
+            Path table,
+            Keys keys,
+            long tableRows,
+            int corrections,
+            int inserts,
+            long seed,
+            long localStart,
+            long localRange) {
+        return run(
+                List.of(
+                        workload,
+                        table.toString(),
+                        keys.name(),
+                        Long.toString(tableRows),
+                        Integer.toString(corrections),
+                        Integer.toString(inserts),
+                        Long.toString(seed),
+                        Long.toString(localStart),
+                        Long.toString(localRange)));
+    }
+
+    /** Runs {@link BenchProbe} in a new JVM and returns what it measured. */
+    static Map<String, Long> run(List<String> probeArgs) {
+        List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(
+                List.of(
+                        "-Xmx4g",
+                        "-XX:+UseG1GC",
+                        "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                        "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+                        "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                        "--add-opens=java.base/java.io=ALL-UNNAMED",
+                        "--add-opens=java.base/java.net=ALL-UNNAMED",
+                        "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                        "--add-opens=java.base/java.util=ALL-UNNAMED",
+                        "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+                        "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+                        "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
+                        "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                        "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+                        "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+                        "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        BenchProbe.class.getName()));
+        command.addAll(probeArgs);
+        try {
+            Path log = Files.createTempFile("bench-probe", ".log");
+            Process process =
+                    new ProcessBuilder(command)
+                            .redirectErrorStream(true)
+                            .redirectOutput(log.toFile())
+                            .start();
+            if (!process.waitFor(30, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("benchmark run timed out: " + probeArgs);
+            }
+            List<String> output = Files.readAllLines(log, StandardCharsets.UTF_8);
+            Files.deleteIfExists(log);
+            for (String line : output) {
+                if (line.startsWith("RESULT ")) {
+                    Map<String, Long> result = new LinkedHashMap<>();
+                    for (String field : line.substring(7).split(" ")) {
+                        String[] pair = field.split("=", 2);
+                        if (!pair[0].equals("workload")) {
+                            result.put(pair[0], Long.parseLong(pair[1]));
+                        }
+                    }
+                    return result;
+                }
+            }
+            throw new IllegalStateException(
+                    "benchmark run "
+                            + probeArgs
+                            + " failed:\n"
+                            + String.join(
+                                    "\n",
+                                    output.subList(
+                                            Math.max(0, output.size() - 40), output.size())));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Path table(String name, Keys keys, int files, long rowsPerFile) {
+        Path master = work.resolve("tables").resolve(name);
+        if (!Files.isDirectory(master.resolve("_delta_log"))) {
+            BenchTable.generate(master.toString(), keys, files, rowsPerFile, 42);
+        }
+        return master;
+    }
+
+    private Path copy(Path master) {
+        Path target = work.resolve("runs").resolve(master.getFileName() + "-" + System.nanoTime());
+        try (Stream<Path> files = Files.walk(master)) {
+            for (Path source : files.toList()) {
+                Path destination = target.resolve(master.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(destination);
+                } else {
+                    Files.copy(source, destination);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return target;
+    }
+
+    void deleteRuns() {
+        Path runs = work.resolve("runs");
+        if (!Files.exists(runs)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(runs)) {
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private boolean headerPending;
+
+    private void section(String title, String setup) {
+        report.append("\n### ")
+                .append(title)
+                .append("\n\n")
+                .append(setup)
+                .append(". ")
+                .append(repetitions)
+                .append(" run(s) each; figures are min / median / max.\n\n");
+        headerPending = true;
+    }
+
+    /** A table row; the first row after a section heading is the table's header. */
+    private void row(Object... cells) {
+        StringBuilder line = new StringBuilder("|");
+        for (Object cell : cells) {
+            line.append(' ').append(cell).append(" |");
+        }
+        report.append(line).append('\n');
+        if (headerPending) {
+            report.append("|").append(" --- |".repeat(cells.length)).append('\n');
+            headerPending = false;
+        }
+    }
+
+    private static String stat(
+            List<Map<String, Long>> runs, ToLongFunction<Map<String, Long>> value) {
+        long[] values = runs.stream().mapToLong(value).sorted().toArray();
+        if (values.length == 1) {
+            return String.format("%,d", values[0]);
+        }
+        return String.format(
+                "%,d / %,d / %,d", values[0], values[values.length / 2], values[values.length - 1]);
+    }
+
+    private static String mib(List<Map<String, Long>> runs, String key) {
+        long[] values = runs.stream().mapToLong(r -> r.get(key) >> 20).sorted().toArray();
+        if (values.length == 1) {
+            return Long.toString(values[0]);
+        }
+        return values[0] + " / " + values[values.length / 2] + " / " + values[values.length - 1];
+    }
+
+    private static double median(
+            List<Map<String, Long>> runs, ToLongFunction<Map<String, Long>> value) {
+        long[] values = runs.stream().mapToLong(value).sorted().toArray();
+        return values[values.length / 2];
+    }
+
+    private static double ratio(List<Map<String, Long>> a, List<Map<String, Long>> b, String key) {
+        return median(a, r -> r.get(key)) / Math.max(1.0, median(b, r -> r.get(key)));
+    }
+}

@@ -1,0 +1,29 @@
+package io.deltalite.e2e.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every benchmark scenario at a tiny scale, once, so that the benchmarks keep working. */
+class BenchmarkSmokeTest {
+    @TempDir Path dir;
+
+    @Test
+    void everyScenarioRunsAndReports() {
+        BenchmarkRunner runner = new BenchmarkRunner(dir, 1, 0.004);
+        BenchmarkSuite.runScenarios(
+                runner, List.of("memory", "spark", "floor", "amplification", "probe"));
+        String report = runner.report();
+        assertThat(report)
+                .contains("1. Memory vs table size")
+                .contains("Ratios (Spark / deltalite")
+                .contains("deltalite / floor")
+                .contains("temporally local (one file)")
+                .contains("5. Probe effectiveness");
+        // The temporally-local probe found its one file: probed 8, rewrote 1.
+        assertThat(report).containsPattern("\\| temporally local \\| 8 \\| 1 \\| 1 \\|");
+    }
+}
