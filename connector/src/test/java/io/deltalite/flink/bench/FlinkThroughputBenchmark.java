@@ -1,0 +1,78 @@
+package io.deltalite.flink.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Scenario 6 of BENCHMARKS.md: 1,000,000 keys over 16 partitions, parallelism 2, checkpoints every
+ * 5 s, repeated. Not part of the default build:
+ *
+ * <pre>
+ * mvn -B -ntp -pl connector test -Dtest=FlinkThroughputBenchmark -Dsurefire.excludedGroups= [-Dbench.repetitions=3]
+ * </pre>
+ */
+class FlinkThroughputBenchmark {
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setConfiguration(
+                                    new Configuration()
+                                            .set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1_000))
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(3)
+                            .build());
+
+    @TempDir Path dir;
+
+    /** A small run in every build, so the benchmark keeps working. */
+    @Test
+    void smallRunReportsThroughputAndCommitLatency(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        FlinkThroughput.Result result =
+                FlinkThroughput.run(cluster, dir.resolve("small"), 30_000, 500);
+        assertThat(result.recordsPerSecond()).isPositive();
+        assertThat(result.commits()).isPositive();
+        assertThat(result.commitLatenciesMillis())
+                .allSatisfy(latency -> assertThat(latency).isPositive());
+    }
+
+    @Test
+    @Tag("benchmark")
+    void oneMillionKeys(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        int repetitions = Integer.getInteger("bench.repetitions", 3);
+        List<FlinkThroughput.Result> results = new ArrayList<>();
+        for (int i = 0; i < repetitions; i++) {
+            results.add(FlinkThroughput.run(cluster, dir.resolve("run-" + i), 1_000_000, 5_000));
+        }
+        StringBuilder report = new StringBuilder("\n### 6. End-to-end Flink throughput\n\n");
+        report.append("| run | records | records/s | commits | commit latency p50 ms | p99 ms |\n");
+        report.append("| --- | --- | --- | --- | --- | --- |\n");
+        for (int i = 0; i < results.size(); i++) {
+            FlinkThroughput.Result r = results.get(i);
+            report.append(
+                    String.format(
+                            "| %d | %,d | %,.0f | %d | %d | %d |%n",
+                            i + 1,
+                            r.records(),
+                            r.recordsPerSecond(),
+                            r.commits(),
+                            r.latencyPercentile(50),
+                            r.latencyPercentile(99)));
+        }
+        System.out.println(report);
+    }
+}
