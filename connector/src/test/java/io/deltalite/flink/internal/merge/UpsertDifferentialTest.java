@@ -30,7 +30,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class UpsertDifferentialTest {
     private static final int CHECKPOINTS = 25;
-    private static final List<String> REGIONS = Arrays.asList("eu", "us", "apac", null);
+
+    static final TableDefinition EVENTS_BY_REGION = definition(true);
+    static final TableDefinition EVENTS = definition(false);
+    static final List<String> REGIONS = Arrays.asList("eu", "us", "apac", null);
 
     @TempDir Path dir;
 
@@ -61,26 +64,12 @@ class UpsertDifferentialTest {
     void tableEqualsModelAfterEveryCommit(
             KeyDistribution distribution, boolean partitioned, long seed) {
         Random random = new Random(seed);
-        TableDefinition definition =
-                new TableDefinition(
-                        List.of(
-                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                                new ValueType.Field("region", ValueType.of(Kind.STRING), true),
-                                new ValueType.Field("version", ValueType.of(Kind.INT), true),
-                                new ValueType.Field("payload", ValueType.of(Kind.STRING), true)),
-                        List.of("id"),
-                        partitioned ? List.of("region") : List.of(),
-                        Map.of());
-        MergeOptions options =
-                MergeOptions.DEFAULTS
-                        .withTargetFileSizeBytes(2048 + random.nextInt(6144))
-                        .withRowGroupSizeBytes(1024)
-                        .withReadBatchSize(16 + random.nextInt(100))
-                        .withMaxParallelFiles(1 + random.nextInt(3))
-                        // Small enough that larger checkpoints are merged early, in parts.
-                        .withMaxBufferedBytes(8192 + random.nextInt(32768));
         Generator generator = new Generator(distribution, random, partitioned);
-        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), definition, options)) {
+        try (UpsertHarness harness =
+                UpsertHarness.open(
+                        dir.toString(),
+                        partitioned ? EVENTS_BY_REGION : EVENTS,
+                        randomOptions(random))) {
             int checkpoint = 0;
             while (checkpoint < CHECKPOINTS) {
                 // Sometimes prepare a second checkpoint before the first is committed.
@@ -111,8 +100,30 @@ class UpsertDifferentialTest {
         }
     }
 
+    private static TableDefinition definition(boolean partitioned) {
+        return new TableDefinition(
+                List.of(
+                        new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                        new ValueType.Field("region", ValueType.of(Kind.STRING), true),
+                        new ValueType.Field("version", ValueType.of(Kind.INT), true),
+                        new ValueType.Field("payload", ValueType.of(Kind.STRING), true)),
+                List.of("id"),
+                partitioned ? List.of("region") : List.of(),
+                Map.of());
+    }
+
+    /** Small files, row groups and batches, and a buffer small enough to merge early, in parts. */
+    static MergeOptions randomOptions(Random random) {
+        return MergeOptions.DEFAULTS
+                .withTargetFileSizeBytes(2048 + random.nextInt(6144))
+                .withRowGroupSizeBytes(1024)
+                .withReadBatchSize(16 + random.nextInt(100))
+                .withMaxParallelFiles(1 + random.nextInt(3))
+                .withMaxBufferedBytes(8192 + random.nextInt(32768));
+    }
+
     /** Draws changes, applies them to the engine and to the model. */
-    private static final class Generator {
+    static final class Generator {
         private final KeyDistribution distribution;
         private final Random random;
         private final boolean partitioned;
@@ -122,6 +133,9 @@ class UpsertDifferentialTest {
 
         /** Where each stored id lives, to delete it there or move it elsewhere. */
         private final Map<Long, String> regionOf = new HashMap<>();
+
+        /** The last change of each identity since {@link #drainChanges()}; null is a delete. */
+        private Map<List<Object>, Object[]> changes = new LinkedHashMap<>();
 
         private final List<Long> seen = new ArrayList<>();
         private long nextSequential;
@@ -185,18 +199,27 @@ class UpsertDifferentialTest {
             Object[] row = {id, region, ++version, random.nextInt(4) == 0 ? null : "p" + version};
             harness.upsert(row.clone());
             model.put(identity(id, region), row);
+            changes.put(identity(id, region), row);
             regionOf.put(id, region);
         }
 
         private void delete(UpsertHarness harness, long id, String region) {
             harness.delete(id, region, null, null);
             model.remove(identity(id, region));
+            changes.put(identity(id, region), null);
             if (!partitioned || equal(regionOf.get(id), region)) {
                 regionOf.remove(id);
             }
         }
 
-        private List<Object> identity(long id, String region) {
+        /** The net changes since the last call, by identity; a null row is a delete. */
+        Map<List<Object>, Object[]> drainChanges() {
+            Map<List<Object>, Object[]> drained = changes;
+            changes = new LinkedHashMap<>();
+            return drained;
+        }
+
+        List<Object> identity(long id, String region) {
             return partitioned ? Arrays.asList(region, id) : List.of(id);
         }
 
