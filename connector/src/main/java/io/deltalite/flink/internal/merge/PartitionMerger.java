@@ -87,6 +87,16 @@ public final class PartitionMerger {
                 deleted++;
             }
         }
+        // A key found in a file an earlier merge of this checkpoint wrote was counted by that
+        // merge: upserting it again changes no count; deleting it removes the row it added.
+        long upsertedAgain = 0;
+        for (RowKey key : rewrite.foundFreshKeys) {
+            if (changes.isUpserted(key)) {
+                upsertedAgain++;
+            } else {
+                deleted++;
+            }
+        }
         long upsertedKeys = changes.changedKeys().size() - changes.deletedKeys().size();
         long nullKeyInserts = changes.upsertedRows().size() - upsertedKeys;
         List<DataFile> upserts = new ArrayList<>(upsertFiles);
@@ -99,7 +109,7 @@ public final class PartitionMerger {
                         rewrite.removed.size(),
                         liveFiles.size() - rewrite.removed.size(),
                         rewrite.probed,
-                        upsertedKeys - updated + nullKeyInserts,
+                        upsertedKeys - updated - upsertedAgain + nullKeyInserts,
                         updated,
                         deleted,
                         rewrite.copiedRows,
@@ -217,13 +227,15 @@ public final class PartitionMerger {
             lanes.add(
                     () -> new LaneOutput(false, rewriteLane(partition, lane, keys, found, copied)));
         }
+        Set<RowKey> foundFresh = ConcurrentHashMap.newKeySet();
         if (!freshMatched.isEmpty()) {
             LongAdder ignored = new LongAdder();
             lanes.add(
                     () ->
                             new LaneOutput(
                                     true,
-                                    rewriteLane(partition, freshMatched, keys, null, ignored)));
+                                    rewriteLane(
+                                            partition, freshMatched, keys, foundFresh, ignored)));
         }
         List<LaneOutput> outputs =
                 parallel.runAll(lanes, output -> output.files.forEach(store::deleteUncommitted));
@@ -232,6 +244,7 @@ public final class PartitionMerger {
         }
         rewrite.removed.addAll(matched);
         rewrite.foundKeys.addAll(found);
+        rewrite.foundFreshKeys.addAll(foundFresh);
         rewrite.copiedRows = copied.sum();
         return rewrite;
     }
@@ -308,6 +321,10 @@ public final class PartitionMerger {
         final List<DataFile> survivorOutput = new ArrayList<>();
         final List<DataFile> freshOutput = new ArrayList<>();
         final Set<RowKey> foundKeys = new HashSet<>();
+
+        /** Changed keys found in files written earlier in the same checkpoint. */
+        final Set<RowKey> foundFreshKeys = new HashSet<>();
+
         long probed;
         long copiedRows;
     }

@@ -93,6 +93,25 @@ public record PartitionWriteResult(
         survivors.addAll(later.survivorFiles);
         Set<RowKey> deleted = new LinkedHashSet<>(deletedKeys);
         deleted.addAll(later.deletedKeys);
+        // Row counts and work add up; the files are those of the combined result, and the files
+        // carried over are the base files (kept or removed by the first merge) it does not remove.
+        UpsertStats sum = stats.plus(later.stats);
+        long baseFiles = stats.filesCarriedOver() + stats.filesRemoved();
+        UpsertStats combined =
+                new UpsertStats(
+                        -1,
+                        stats.partitionsTouched(),
+                        upserts.size() + survivors.size(),
+                        removed.size(),
+                        Math.max(0, baseFiles - removed.size()),
+                        sum.filesProbed(),
+                        sum.rowsInserted(),
+                        sum.rowsUpdated(),
+                        sum.rowsDeleted(),
+                        sum.rowsCopied(),
+                        sum.sourceRows(),
+                        sum.nullKeyRows(),
+                        bytes(upserts) + bytes(survivors));
         return new PartitionWriteResult(
                 partition,
                 baseFingerprint,
@@ -100,7 +119,15 @@ public record PartitionWriteResult(
                 upserts,
                 survivors,
                 new ArrayList<>(deleted),
-                stats.plus(later.stats));
+                combined);
+    }
+
+    private static long bytes(List<DataFile> files) {
+        long total = 0;
+        for (DataFile file : files) {
+            total += file.sizeBytes();
+        }
+        return total;
     }
 
     /** Files this result adds that {@code later} removes again. */
