@@ -167,8 +167,11 @@ public final class DeltaTable implements MergeTable {
             return hadoop;
         }
         LogStoreGuard.install(hadoopConf);
-        return new S3FileIO(
-                hadoop, S3TableStorage.open(location, hadoopConf, storage.s3SingleWriter()));
+        // S3A's threads start from here: see ConnectorClassLoader
+        S3TableStorage s3 =
+                ConnectorClassLoader.call(
+                        () -> S3TableStorage.open(location, hadoopConf, storage.s3SingleWriter()));
+        return new S3FileIO(hadoop, s3);
     }
 
     /**
@@ -198,9 +201,20 @@ public final class DeltaTable implements MergeTable {
                         e);
             }
         }
-        create(location, engine, definition);
+        // The writers and the committer of a job all open the table when they start; within a
+        // JVM only one of them creates it, the others find it created.
+        synchronized (CREATION_LOCKS.computeIfAbsent(location, key -> new Object())) {
+            try {
+                return TableManager.loadSnapshot(location).build(engine);
+            } catch (TableNotFoundException e) {
+                create(location, engine, definition);
+            }
+        }
         return TableManager.loadSnapshot(location).build(engine);
     }
+
+    private static final java.util.concurrent.ConcurrentMap<String, Object> CREATION_LOCKS =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private static void create(String location, Engine engine, TableDefinition definition) {
         TableSchema declared = definition.toSchema();
