@@ -49,7 +49,7 @@ class PartitionMergerProbeTest {
                 MergeOptions.DEFAULTS.withTargetFileSizeBytes(1024).withMaxParallelFiles(3);
         Random random = new Random(20240611L);
         TreeMap<Long, Object[]> model = new TreeMap<>();
-        try (UpsertHarness harness = UpsertHarness.open(table(), EVENTS, options)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), EVENTS, options)) {
             // Several commits of random keys: files with overlapping key ranges, so statistics
             // alone cannot tell which file holds a key.
             for (int commit = 0; commit < 6; commit++) {
@@ -60,7 +60,7 @@ class PartitionMergerProbeTest {
                 harness.commit();
             }
             for (int round = 0; round < 12; round++) {
-                Map<String, List<Object[]>> filesBefore = KernelTableReader.readByFile(table());
+                Map<String, List<Object[]>> filesBefore = KernelTableReader.readByFile(location());
                 assertThat(filesBefore.size()).isGreaterThan(10);
                 List<Long> existing = new ArrayList<>(model.keySet());
                 Set<Long> changed = new HashSet<>();
@@ -98,12 +98,12 @@ class PartitionMergerProbeTest {
     @Test
     void findsAKeyThatOnlyTheLastRowGroupHolds() throws IOException {
         MergeOptions options = MergeOptions.DEFAULTS.withRowGroupSizeBytes(1);
-        try (UpsertHarness harness = UpsertHarness.open(table(), EVENTS, options)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), EVENTS, options)) {
             for (long id = 0; id < 2000; id += 2) {
                 harness.upsert(id, "even " + id);
             }
             harness.commit();
-            Map<String, List<Object[]>> files = KernelTableReader.readByFile(table());
+            Map<String, List<Object[]>> files = KernelTableReader.readByFile(location());
             assertThat(files).hasSize(1);
             List<BlockMetaData> rowGroups = rowGroups(files.keySet().iterator().next());
             assertThat(rowGroups).hasSizeGreaterThan(2);
@@ -147,7 +147,7 @@ class PartitionMergerProbeTest {
                         List.of("a", "b"),
                         List.of(),
                         Map.of());
-        try (UpsertHarness harness = UpsertHarness.open(table(), pairs, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), pairs, MergeOptions.DEFAULTS)) {
             harness.upsert(1, "x", 1);
             harness.upsert(2, "y", 1);
             harness.commit();
@@ -176,7 +176,8 @@ class PartitionMergerProbeTest {
 
     @Test
     void aNullKeyNeverMatches() {
-        try (UpsertHarness harness = UpsertHarness.open(table(), EVENTS, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness =
+                UpsertHarness.open(location(), EVENTS, MergeOptions.DEFAULTS)) {
             harness.upsert(null, "first null");
             harness.upsert(1L, "one");
             harness.commit();
@@ -188,11 +189,11 @@ class PartitionMergerProbeTest {
             assertThat(upsert.rowsUpdated()).isZero();
             assertThat(upsert.filesRemoved()).isZero();
 
-            long version = KernelTableReader.latestVersion(table());
+            long version = KernelTableReader.latestVersion(location());
             harness.delete(null, null);
             CommitOutcome delete = harness.commit();
             assertThat(delete.status()).isEqualTo(CommitOutcome.Status.NOTHING_TO_COMMIT);
-            assertThat(KernelTableReader.latestVersion(table())).isEqualTo(version);
+            assertThat(KernelTableReader.latestVersion(location())).isEqualTo(version);
 
             assertThat(Rows.sorted(harness.read()))
                     .isEqualTo(
@@ -215,7 +216,7 @@ class PartitionMergerProbeTest {
                         List.of("a", "b"),
                         List.of(),
                         Map.of());
-        try (UpsertHarness harness = UpsertHarness.open(table(), pairs, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), pairs, MergeOptions.DEFAULTS)) {
             harness.upsert(1, null, 1);
             harness.upsert(null, "x", 1);
             harness.commit();
@@ -235,7 +236,8 @@ class PartitionMergerProbeTest {
     @Test
     void aFileWithoutStatisticsIsProbed() {
         TableSchema schema = EVENTS.toSchema();
-        try (UpsertHarness harness = UpsertHarness.open(table(), EVENTS, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness =
+                UpsertHarness.open(location(), EVENTS, MergeOptions.DEFAULTS)) {
             for (long id = 0; id < 10; id++) {
                 harness.upsert(id, "deltalite " + id);
             }
@@ -246,12 +248,12 @@ class PartitionMergerProbeTest {
             }
             String file =
                     ForeignWriter.append(
-                            table(),
+                            location(),
                             schema,
                             PartitionValues.UNPARTITIONED,
                             foreign,
                             ForeignWriter.Statistics.NONE);
-            assertThat(KernelTableReader.liveFiles(table()).get(file).stats()).isNull();
+            assertThat(KernelTableReader.liveFiles(location()).get(file).stats()).isNull();
 
             // Far outside the range of deltalite's file: only the file without statistics is read.
             harness.upsert(5000L, "new");
@@ -281,10 +283,11 @@ class PartitionMergerProbeTest {
     @Test
     void exactDecimalBoundsOfAnotherWriterDoNotHideTheKey() {
         BigDecimal amount = new BigDecimal("1234567890123456789012345678.0123456789");
-        TableDefinition table = keyedBy(new ValueType.Decimal(38, 10));
-        try (UpsertHarness harness = UpsertHarness.open(table(), table, MergeOptions.DEFAULTS)) {
-            String file = appendForeignRow(table, amount);
-            assertThat(KernelTableReader.liveFiles(table()).get(file).stats())
+        TableDefinition definition = keyedBy(new ValueType.Decimal(38, 10));
+        try (UpsertHarness harness =
+                UpsertHarness.open(location(), definition, MergeOptions.DEFAULTS)) {
+            String file = appendForeignRow(definition, amount);
+            assertThat(KernelTableReader.liveFiles(location()).get(file).stats())
                     .contains("\"k\":" + amount.toPlainString());
 
             assertReplacesForeignRow(harness, amount, amount);
@@ -298,10 +301,12 @@ class PartitionMergerProbeTest {
     @Test
     void binaryBoundsThatKernelWroteAsTextDoNotHideTheKey() {
         byte[] tag = {(byte) 0x80, 0x00, (byte) 0xFF};
-        TableDefinition table = keyedBy(ValueType.of(Kind.BINARY));
-        try (UpsertHarness harness = UpsertHarness.open(table(), table, MergeOptions.DEFAULTS)) {
-            String file = appendForeignRow(table, tag);
-            assertThat(KernelTableReader.liveFiles(table()).get(file).stats()).contains("\"k\":");
+        TableDefinition definition = keyedBy(ValueType.of(Kind.BINARY));
+        try (UpsertHarness harness =
+                UpsertHarness.open(location(), definition, MergeOptions.DEFAULTS)) {
+            String file = appendForeignRow(definition, tag);
+            assertThat(KernelTableReader.liveFiles(location()).get(file).stats())
+                    .contains("\"k\":");
 
             assertReplacesForeignRow(harness, tag, tag.clone());
         }
@@ -317,10 +322,10 @@ class PartitionMergerProbeTest {
                 Map.of());
     }
 
-    private String appendForeignRow(TableDefinition table, Object key) {
+    private String appendForeignRow(TableDefinition definition, Object key) {
         return ForeignWriter.append(
-                table(),
-                table.toSchema(),
+                location(),
+                definition.toSchema(),
                 PartitionValues.UNPARTITIONED,
                 List.<Object[]>of(new Object[] {key, 1}),
                 ForeignWriter.Statistics.EXACT);
@@ -337,14 +342,15 @@ class PartitionMergerProbeTest {
 
     @Test
     void withTemporalLocalityOnlyTheFileHoldingTheKeysIsRewritten() {
-        try (UpsertHarness harness = UpsertHarness.open(table(), EVENTS, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness =
+                UpsertHarness.open(location(), EVENTS, MergeOptions.DEFAULTS)) {
             for (long first = 0; first < 800; first += 100) {
                 for (long id = first; id < first + 100; id++) {
                     harness.upsert(id, "initial");
                 }
                 harness.commit();
             }
-            Map<String, List<Object[]>> files = KernelTableReader.readByFile(table());
+            Map<String, List<Object[]>> files = KernelTableReader.readByFile(location());
             assertThat(files).hasSize(8);
 
             for (long id = 350; id <= 360; id++) {
@@ -426,7 +432,7 @@ class PartitionMergerProbeTest {
         }
     }
 
-    private String table() {
+    private String location() {
         return dir.toString();
     }
 
