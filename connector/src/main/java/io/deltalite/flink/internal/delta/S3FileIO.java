@@ -8,6 +8,7 @@ import io.delta.kernel.utils.FileStatus;
 import io.deltalite.flink.internal.storage.S3TableStorage;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -16,6 +17,9 @@ import java.util.Optional;
  * {@link S3TableStorage} instead, so that a commit is a put-if-absent with S3's conditional write
  * and never relies on the lock inside one JVM of Kernel's default S3 log store. {@link
  * LogStoreGuard} makes sure nothing reaches a {@code LogStore} anyway.
+ *
+ * <p>Every call into S3A, including reads and writes of the streams it hands out, runs with
+ * deltalite's class loader as context class loader ({@link ConnectorClassLoader}).
  */
 final class S3FileIO implements FileIO {
     private final FileIO hadoop;
@@ -33,8 +37,10 @@ final class S3FileIO implements FileIO {
 
     @Override
     public CloseableIterator<FileStatus> listFrom(String filePath) throws IOException {
+        List<org.apache.hadoop.fs.FileStatus> listed =
+                ConnectorClassLoader.call(() -> storage.listFrom(filePath));
         return KernelIterators.of(
-                storage.listFrom(filePath).stream()
+                listed.stream()
                         .map(
                                 status ->
                                         FileStatus.of(
@@ -47,40 +53,43 @@ final class S3FileIO implements FileIO {
     @Override
     public void copyFileAtomically(String srcPath, String destPath, boolean overwrite)
             throws IOException {
-        byte[] content;
-        try (InputStream in = storage.open(srcPath)) {
-            content = in.readAllBytes();
-        }
-        if (overwrite) {
-            storage.put(destPath, content);
-        } else {
-            storage.putIfAbsent(destPath, content);
-        }
+        ConnectorClassLoader.run(
+                () -> {
+                    byte[] content;
+                    try (InputStream in = storage.open(srcPath)) {
+                        content = in.readAllBytes();
+                    }
+                    if (overwrite) {
+                        storage.put(destPath, content);
+                    } else {
+                        storage.putIfAbsent(destPath, content);
+                    }
+                });
     }
 
     @Override
     public FileStatus getFileStatus(String path) throws IOException {
-        return hadoop.getFileStatus(path);
+        return ConnectorClassLoader.call(() -> hadoop.getFileStatus(path));
     }
 
     @Override
     public String resolvePath(String path) throws IOException {
-        return hadoop.resolvePath(path);
+        return ConnectorClassLoader.call(() -> hadoop.resolvePath(path));
     }
 
     @Override
     public boolean mkdirs(String path) throws IOException {
-        return hadoop.mkdirs(path);
+        return ConnectorClassLoader.call(() -> hadoop.mkdirs(path));
     }
 
     @Override
     public InputFile newInputFile(String path, long fileSize) {
-        return hadoop.newInputFile(path, fileSize);
+        return new S3InputFile(hadoop.newInputFile(path, fileSize));
     }
 
     @Override
     public boolean delete(String path) throws IOException {
-        return hadoop.delete(path);
+        return ConnectorClassLoader.call(() -> hadoop.delete(path));
     }
 
     @Override

@@ -38,7 +38,7 @@ final class S3OutputFile implements OutputFile {
 
     @Override
     public UploadStream create(boolean atomicWrite) throws IOException {
-        return new UploadStream(storage.create(path));
+        return new UploadStream(ConnectorClassLoader.call(() -> storage.create(path)));
     }
 
     @Override
@@ -53,11 +53,14 @@ final class S3OutputFile implements OutputFile {
             }
             content = lines.toByteArray();
         }
-        if (overwrite) {
-            storage.put(path, content);
-        } else {
-            storage.putIfAbsent(path, content);
-        }
+        ConnectorClassLoader.run(
+                () -> {
+                    if (overwrite) {
+                        storage.put(path, content);
+                    } else {
+                        storage.putIfAbsent(path, content);
+                    }
+                });
     }
 
     /** Kernel's view of an {@link ObjectUpload}; abortable while it is open. */
@@ -78,9 +81,10 @@ final class S3OutputFile implements OutputFile {
             upload.write(b);
         }
 
+        /** A full block starts its upload in an S3A pool thread. */
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            upload.write(b, off, len);
+            ConnectorClassLoader.run(() -> upload.write(b, off, len));
         }
 
         @Override
@@ -90,7 +94,7 @@ final class S3OutputFile implements OutputFile {
 
         @Override
         public void close() throws IOException {
-            upload.close();
+            ConnectorClassLoader.run(upload::close);
         }
 
         /** Cancels the upload unless it was closed; true if there was one to cancel. */
