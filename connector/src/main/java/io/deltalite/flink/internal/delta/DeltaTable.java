@@ -156,13 +156,17 @@ public final class DeltaTable implements MergeTable {
     }
 
     /**
-     * Hadoop's file access to the table. On S3 the Delta log is written with conditional puts,
-     * after a check that the endpoint honours them (unless the user declared a single writer), and
-     * Kernel's log stores are out of the game.
+     * Hadoop's file access to the table. On a local file system log files are published with atomic
+     * hard links. On S3 the Delta log is written with conditional puts, after a check that the
+     * endpoint honours them (unless the user declared a single writer), and Kernel's log stores are
+     * out of the game.
      */
     private static FileIO fileIO(String location, StorageSettings storage) {
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         HadoopFileIO hadoop = new HadoopFileIO(hadoopConf);
+        if (LocalLogFileIO.isLocal(location)) {
+            return new LocalLogFileIO(hadoop);
+        }
         if (!S3Locations.isS3(location)) {
             return hadoop;
         }

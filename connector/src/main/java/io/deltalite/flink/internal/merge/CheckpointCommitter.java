@@ -121,6 +121,7 @@ public final class CheckpointCommitter {
                         checkpointId,
                         attempt,
                         commitRetries + 1);
+                backOff(attempt);
             }
         }
         List<String> partitions = new ArrayList<>();
@@ -138,6 +139,22 @@ public final class CheckpointCommitter {
                         + ". The job fails and replays the checkpoint after its"
                         + " restart. If several jobs write the same partitions, give each its"
                         + " own partitions, or raise 'commit-retries'.");
+    }
+
+    /**
+     * Waits a random time that grows with the attempt (up to 2 s), so that writers who keep
+     * colliding spread out instead of colliding again.
+     */
+    private static void backOff(int attempt) {
+        long ceiling = Math.min(2_000, 20L << Math.min(attempt, 10));
+        try {
+            Thread.sleep(
+                    java.util.concurrent.ThreadLocalRandom.current()
+                            .nextLong(ceiling / 2, ceiling + 1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting to retry a commit", e);
+        }
     }
 
     private static TableCommit toCommit(
