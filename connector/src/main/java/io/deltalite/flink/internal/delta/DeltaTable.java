@@ -28,6 +28,7 @@ import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.TableSchema;
 import io.deltalite.flink.internal.merge.TableSnapshot;
 import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.storage.S3ADefaults;
 import io.deltalite.flink.internal.storage.S3Locations;
 import io.deltalite.flink.internal.storage.S3TableStorage;
 import io.deltalite.flink.internal.storage.StorageSettings;
@@ -187,7 +188,7 @@ public final class DeltaTable implements MergeTable {
         Configuration hadoopConf = new Configuration();
         hadoopConf.setClassLoader(DeltaTable.class.getClassLoader());
         hadoopOptions.forEach(hadoopConf::set);
-        S3Locations.serveS3SchemeWithS3A(hadoopConf);
+        S3ADefaults.apply(hadoopConf);
         return hadoopConf;
     }
 

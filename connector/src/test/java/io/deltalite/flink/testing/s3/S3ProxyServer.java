@@ -20,7 +20,8 @@ import java.util.stream.Stream;
 /**
  * A real S3 server for tests: S3Proxy 4.1.0 in a process of its own, on a free loopback port, with
  * a filesystem backend in a temporary directory (a bucket is a directory there). Maven copies its
- * jar to {@code target/s3proxy/s3proxy.jar} before the tests run.
+ * jar to {@code target/s3proxy/s3proxy.jar} before the tests run; another module can name its copy
+ * with the system property {@code deltalite.s3proxy.jar}.
  *
  * <p>S3Proxy honours {@code If-None-Match: *} (412 on an existing key), also on multipart
  * completion and under concurrent writers.
@@ -173,12 +174,19 @@ public final class S3ProxyServer implements AutoCloseable {
                 "S3Proxy did not listen on port " + port + " within " + START_TIMEOUT);
     }
 
+    /**
+     * The jar named by the system property {@code deltalite.s3proxy.jar}, else the one Maven copies
+     * into this module's {@code target/}.
+     */
     private static Path jar() {
+        String configured = System.getProperty("deltalite.s3proxy.jar");
         Path jar =
-                Path.of(System.getProperty("basedir", "."))
-                        .resolve("target")
-                        .resolve("s3proxy")
-                        .resolve("s3proxy.jar");
+                configured != null
+                        ? Path.of(configured)
+                        : Path.of(System.getProperty("basedir", "."))
+                                .resolve("target")
+                                .resolve("s3proxy")
+                                .resolve("s3proxy.jar");
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(
                     "No S3Proxy jar at "
