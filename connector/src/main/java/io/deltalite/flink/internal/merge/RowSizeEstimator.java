@@ -36,7 +36,8 @@ public final class RowSizeEstimator {
             return 0;
         }
         if (value instanceof String string) {
-            return OBJECT_HEADER + 8 + ARRAY_HEADER + string.length();
+            // Latin-1 text takes a byte per character, other text two: assume the larger.
+            return OBJECT_HEADER + 8 + ARRAY_HEADER + 2L * string.length();
         }
         if (value instanceof byte[] bytes) {
             return ARRAY_HEADER + bytes.length;

@@ -23,8 +23,7 @@ class UpsertBasicsTest {
                     List.of("day"),
                     Map.of());
 
-    @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.NEVER)
-    Path dir;
+    @TempDir Path dir;
 
     @Test
     void insertsUpdatesAndDeletesLandAsOneRowPerKey() {
