@@ -146,9 +146,14 @@ public final class DeltaTable implements MergeTable {
             String location, Map<String, String> hadoopOptions, TableDefinition definition) {
         Snapshot snapshot;
         try {
+            // on S3 this may start S3A's threads: see ConnectorClassLoader
             snapshot =
-                    TableManager.loadSnapshot(location)
-                            .build(DefaultEngine.create(hadoopConfiguration(hadoopOptions)));
+                    ConnectorClassLoader.call(
+                            () ->
+                                    TableManager.loadSnapshot(location)
+                                            .build(
+                                                    DefaultEngine.create(
+                                                            hadoopConfiguration(hadoopOptions))));
         } catch (TableNotFoundException e) {
             return Optional.empty();
         }
@@ -223,6 +228,7 @@ public final class DeltaTable implements MergeTable {
 
     private static void create(String location, Engine engine, TableDefinition definition) {
         TableSchema declared = definition.toSchema();
+        TableFeatureCheck.requireWritableProperties(definition.tableProperties(), location);
         Map<String, String> properties = new HashMap<>(definition.tableProperties());
         if (!declared.isAppendOnly()) {
             properties.put(PRIMARY_KEY_PROPERTY, String.join(",", declared.primaryKey()));

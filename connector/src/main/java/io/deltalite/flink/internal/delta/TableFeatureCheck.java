@@ -19,7 +19,22 @@ final class TableFeatureCheck {
     private TableFeatureCheck() {}
 
     static void requireWritable(Snapshot snapshot, String tablePath) {
-        Map<String, String> properties = snapshot.getTableProperties();
+        requireWritableProperties(snapshot.getTableProperties(), tablePath);
+        Set<String> features = KernelInternals.tableFeatures(snapshot);
+        if (features.contains("materializePartitionColumns")) {
+            refuse(
+                    tablePath,
+                    "materialized partition columns",
+                    "deltalite writes partition values only into the log.");
+        }
+        checkColumns(snapshot.getSchema(), tablePath, "");
+    }
+
+    /**
+     * Refuses table properties that turn on a feature deltalite cannot write: checked on existing
+     * tables and before deltalite creates one, so it never leaves an unusable table behind.
+     */
+    static void requireWritableProperties(Map<String, String> properties, String tablePath) {
         String columnMapping = properties.getOrDefault("delta.columnMapping.mode", "none");
         if (!"none".equalsIgnoreCase(columnMapping)) {
             refuse(
@@ -60,14 +75,6 @@ final class TableFeatureCheck {
                         "deltalite does not evaluate constraints.");
             }
         }
-        Set<String> features = KernelInternals.tableFeatures(snapshot);
-        if (features.contains("materializePartitionColumns")) {
-            refuse(
-                    tablePath,
-                    "materialized partition columns",
-                    "deltalite writes partition values only into the log.");
-        }
-        checkColumns(snapshot.getSchema(), tablePath, "");
     }
 
     private static void checkColumns(DataType type, String tablePath, String prefix) {
