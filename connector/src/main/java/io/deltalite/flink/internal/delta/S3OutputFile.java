@@ -76,12 +76,12 @@ final class S3OutputFile implements OutputFile {
             return upload.position();
         }
 
+        /** A write that fills a block starts its upload in an S3A pool thread. */
         @Override
         public void write(int b) throws IOException {
-            upload.write(b);
+            ConnectorClassLoader.run(() -> upload.write(b));
         }
 
-        /** A full block starts its upload in an S3A pool thread. */
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
             ConnectorClassLoader.run(() -> upload.write(b, off, len));
