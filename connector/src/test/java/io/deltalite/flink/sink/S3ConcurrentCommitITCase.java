@@ -36,7 +36,7 @@ class S3ConcurrentCommitITCase {
     private static final int THREADS = 7;
     private static final int PROCESSES = 1;
     private static final int WRITERS = THREADS + PROCESSES;
-    private static final int COMMITS = 3;
+    private static final int COMMITS = 4;
 
     @Test
     void everyVersionIsWrittenOnceAndEveryCommitLands() throws Exception {
@@ -130,6 +130,9 @@ class S3ConcurrentCommitITCase {
         assertThat(landed.stream().mapToInt(CommitWorkload.Landed::attempts).max().orElse(0))
                 .as("some writer lost a race and retried")
                 .isGreaterThan(1);
+        assertThat(S3DeltaLog.logFileNames(table, hadoopOptions))
+                .as("Kernel's checkpoints, written through the same S3 file access")
+                .contains("00000000000000000010.checkpoint.parquet", "_last_checkpoint");
         assertThat(Rows.sorted(KernelTableReader.readAll(table, hadoopOptions)))
                 .isEqualTo(Rows.sorted(CommitWorkload.expected(WRITERS, COMMITS)));
         for (CommitterProcess process : processes) {

@@ -48,6 +48,23 @@ public final class S3DeltaLog {
         return commits;
     }
 
+    /** The names of the files in the table's {@code _delta_log}, in name order. */
+    public static List<String> logFileNames(String location, Map<String, String> hadoopOptions) {
+        Configuration conf = new Configuration();
+        hadoopOptions.forEach(conf::set);
+        Path log = new Path(location, "_delta_log");
+        List<String> names = new ArrayList<>();
+        try {
+            for (FileStatus file : log.getFileSystem(conf).listStatus(log)) {
+                names.add(file.getPath().getName());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("listing the log of " + location + " failed", e);
+        }
+        names.sort(null);
+        return names;
+    }
+
     /** The text of the commit file of {@code version}. */
     public static String commitText(
             String location, long version, Map<String, String> hadoopOptions) {

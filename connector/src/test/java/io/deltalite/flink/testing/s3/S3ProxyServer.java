@@ -90,6 +90,8 @@ public final class S3ProxyServer implements AutoCloseable {
                             .redirectErrorStream(true)
                             .redirectOutput(directory.resolve("s3proxy.log").toFile())
                             .start();
+            // should the test JVM end without closing the server, the server ends with it
+            Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
             S3ProxyServer server = new S3ProxyServer(process, port, directory);
             server.awaitListening();
             return server;
