@@ -11,28 +11,30 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The Flink "distribution" the build assembles under {@code target/flink-dist} from Maven
- * Central: Flink's own jars in {@code lib/} (plus deltalite's drop-in SQL jar) and {@code
- * opt/}, as in a downloaded Flink.
+ * The Flink "distribution" the build assembles under {@code target/flink-dist} from Maven Central:
+ * Flink's own jars in {@code lib/} (plus deltalite's drop-in SQL jar) and {@code opt/}, as in a
+ * downloaded Flink.
  */
-final class FlinkDistribution {
+public final class FlinkDistribution {
     private final Path home;
 
     private FlinkDistribution(Path home) {
         this.home = home;
     }
 
-    static FlinkDistribution assembledByTheBuild() {
+    public static FlinkDistribution assembledByTheBuild() {
         String dist = System.getProperty("flink.dist");
         if (dist == null || !Files.isDirectory(Paths.get(dist, "lib"))) {
             throw new IllegalStateException(
-                    "No Flink distribution at " + dist + "; run the tests through Maven ("
+                    "No Flink distribution at "
+                            + dist
+                            + "; run the tests through Maven ("
                             + "the build assembles it in generate-test-resources).");
         }
         return new FlinkDistribution(Paths.get(dist));
     }
 
-    Path lib() {
+    public Path lib() {
         return home.resolve("lib");
     }
 
@@ -40,7 +42,7 @@ final class FlinkDistribution {
         return home.resolve("opt");
     }
 
-    List<Path> jars(Path directory) {
+    public List<Path> jars(Path directory) {
         try (Stream<Path> files = Files.list(directory)) {
             return files.filter(f -> f.toString().endsWith(".jar")).sorted().toList();
         } catch (IOException e) {
@@ -62,7 +64,7 @@ final class FlinkDistribution {
         return String.join(File.pathSeparator, entries);
     }
 
-    static String javaBinary() {
+    public static String javaBinary() {
         return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     }
 

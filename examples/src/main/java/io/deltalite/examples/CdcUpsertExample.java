@@ -1,6 +1,5 @@
 package io.deltalite.examples;
 
-import io.deltalite.flink.sink.DeltaLiteSink;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,13 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 /**
  * Upserts a CDC stream of 100,000 orders in 8 day-partitions into a Delta table, checkpointing
@@ -29,7 +22,8 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
  * </pre>
  *
  * The table goes to {@code ./deltalite-example-table} unless a path (local, file:// or s3a://) is
- * given; a given local path must not exist yet or be empty.
+ * given; a given local path must not exist yet or be empty. To submit the same job to a Flink
+ * cluster, see {@link CdcUpsertJob}.
  */
 public final class CdcUpsertExample {
     static final String DEFAULT_TABLE = "deltalite-example-table";
@@ -51,53 +45,17 @@ public final class CdcUpsertExample {
      * @return the number of rows that differ from the expected final state
      */
     public static int run(String table, int orders) throws Exception {
-        OrderChanges changes = new OrderChanges(orders, 4);
+        CdcUpsertJob job = CdcUpsertJob.withDefaults(table, orders);
+        OrderChanges changes = job.changes();
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        env.enableCheckpointing(2_000);
-
-        DataStream<RowData> cdc =
-                env.fromSource(
-                                new DataGeneratorSource<>(
-                                        changes::record,
-                                        changes.size(),
-                                        RateLimiterStrategy.perSecond(60_000),
-                                        InternalTypeInfo.of(OrderChanges.ROW_TYPE)),
-                                WatermarkStrategy.noWatermarks(),
-                                "order-changes")
-                        .setParallelism(1)
-                        .filter(OrderChanges::isChange)
-                        .setParallelism(1)
-                        .name("drop-no-ops");
-
-        cdc.sinkTo(
-                        DeltaLiteSink.forTable(table)
-                                .rowType(OrderChanges.ROW_TYPE)
-                                .primaryKey("order_id")
-                                .partitionKey("day")
-                                .commitListener(
-                                        (checkpoint, stats, millis) ->
-                                                System.out.printf(
-                                                        "commit version %d (checkpoint %d): rows +%d ~%d -%d,"
-                                                                + " files +%d -%d (kept %d, probed %d), %d ms%n",
-                                                        stats.version(),
-                                                        checkpoint,
-                                                        stats.rowsInserted(),
-                                                        stats.rowsUpdated(),
-                                                        stats.rowsDeleted(),
-                                                        stats.filesAdded(),
-                                                        stats.filesRemoved(),
-                                                        stats.filesCarriedOver(),
-                                                        stats.filesProbed(),
-                                                        millis))
-                                .build())
-                .name("deltalite");
+        job.addTo(env);
 
         System.out.printf(
                 "Upserting %,d changes of %,d orders into %s ...%n",
                 changes.size() / 2, orders, table);
-        env.execute("deltalite CDC upsert example");
+        env.execute(CdcUpsertJob.NAME);
 
         return verify(table, changes);
     }

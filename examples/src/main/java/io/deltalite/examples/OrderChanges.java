@@ -2,8 +2,6 @@ package io.deltalite.examples;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
-import java.time.LocalDate;
-import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
@@ -13,31 +11,23 @@ import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.DateType;
 import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
 
 /**
- * A deterministic CDC stream of orders, computed from the record index alone so that a restarted
- * source produces exactly the same changes.
- *
- * <p>In round 0 every order is inserted into one of eight day partitions. In each later round every
- * order is visited once, in a shuffled order: a live order is updated in place (-U/+U), moved to
- * another day (-U in the old partition, +U in the new one), deleted (-D) or left alone; a deleted
- * order may be inserted again. Each visit occupies two slots (before and after); a slot with
- * nothing to say is a no-op marker that {@link #isChange(RowData)} filters out.
+ * The {@link OrderTimeline} as Flink rows: one {@link RowData} per slot, the change kind as its
+ * {@link RowKind}; an empty slot is a no-op marker that {@link #isChange(RowData)} filters out.
  */
 public final class OrderChanges implements Serializable {
     private static final long serialVersionUID = 1L;
-    private static final long PERMUTATION = 7_919;
-    private static final LocalDate FIRST_DAY = LocalDate.of(2024, 6, 1);
-    private static final int DAYS = 8;
 
     /** The row type: order_id, day (partition), customer, amount, status, updated_at. */
     public static final RowType ROW_TYPE =
             RowType.of(
-                    new org.apache.flink.table.types.logical.LogicalType[] {
+                    new LogicalType[] {
                         new BigIntType(false),
                         new DateType(),
                         new VarCharType(VarCharType.MAX_LENGTH),
@@ -47,157 +37,44 @@ public final class OrderChanges implements Serializable {
                     },
                     new String[] {"order_id", "day", "customer", "amount", "status", "updated_at"});
 
-    private final int orders;
-    private final int rounds;
+    private static final RowData NO_OP =
+            GenericRowData.ofKind(RowKind.DELETE, -1L, null, null, null, null, null);
+
+    private final OrderTimeline timeline;
 
     public OrderChanges(int orders, int rounds) {
-        if (orders <= 0 || rounds <= 0 || gcd(PERMUTATION, orders) != 1) {
-            throw new IllegalArgumentException(
-                    "orders must be positive and coprime to " + PERMUTATION + "; rounds positive");
-        }
-        this.orders = orders;
-        this.rounds = rounds;
+        this.timeline = new OrderTimeline(orders, rounds);
     }
 
     /** Records the source emits, no-op markers included. */
     public long size() {
-        return 2L * orders * rounds;
+        return timeline.size();
     }
 
     /** The record at {@code index}: a change, or a no-op marker. */
     public RowData record(long index) {
-        int round = (int) (index / (2L * orders));
-        long position = (index / 2) % orders;
-        boolean after = index % 2 == 1;
-        long order = (position * PERMUTATION + round * 31L) % orders;
-        OrderState before = stateBefore(order, round);
-        Action action = action(order, round, before);
-        switch (action) {
-            case INSERT:
-                return after ? row(RowKind.INSERT, order, round, newDay(order, round)) : NO_OP;
-            case UPDATE:
-                return after
-                        ? row(RowKind.UPDATE_AFTER, order, round, before.day)
-                        : row(RowKind.UPDATE_BEFORE, order, before.round, before.day);
-            case MOVE:
-                return after
-                        ? row(
-                                RowKind.UPDATE_AFTER,
-                                order,
-                                round,
-                                movedDay(order, round, before.day))
-                        : row(RowKind.UPDATE_BEFORE, order, before.round, before.day);
-            case DELETE:
-                return after ? NO_OP : row(RowKind.DELETE, order, before.round, before.day);
-            default:
-                return NO_OP;
-        }
+        return timeline.change(index).map(OrderChanges::row).orElse(NO_OP);
     }
 
     public static boolean isChange(RowData row) {
         return row.getLong(0) >= 0;
     }
 
-    private static final RowData NO_OP =
-            GenericRowData.ofKind(RowKind.DELETE, -1L, null, null, null, null, null);
-
     /** The table the whole stream must produce, by order id: values as written by the sink. */
     public Map<Long, Object[]> expectedTable() {
-        Map<Long, Object[]> table = new HashMap<>();
-        for (long order = 0; order < orders; order++) {
-            OrderState state = stateBefore(order, rounds);
-            if (state.alive) {
-                table.put(order, values(order, state.round, state.day));
-            }
-        }
-        return table;
+        return timeline.expectedTable();
     }
 
-    private enum Action {
-        INSERT,
-        UPDATE,
-        MOVE,
-        DELETE,
-        NONE
-    }
-
-    private record OrderState(boolean alive, int day, int round) {}
-
-    private OrderState stateBefore(long order, int round) {
-        OrderState state = new OrderState(false, -1, -1);
-        for (int r = 0; r < round; r++) {
-            state =
-                    switch (action(order, r, state)) {
-                        case INSERT -> new OrderState(true, newDay(order, r), r);
-                        case UPDATE -> new OrderState(true, state.day, r);
-                        case MOVE -> new OrderState(true, movedDay(order, r, state.day), r);
-                        case DELETE -> new OrderState(false, -1, r);
-                        case NONE -> state;
-                    };
-        }
-        return state;
-    }
-
-    private static Action action(long order, int round, OrderState state) {
-        if (round == 0) {
-            return Action.INSERT;
-        }
-        int dice = (int) (hash(order, round) % 100);
-        if (!state.alive) {
-            return dice < 50 ? Action.INSERT : Action.NONE;
-        }
-        if (dice < 55) {
-            return Action.UPDATE;
-        }
-        if (dice < 70) {
-            return Action.MOVE;
-        }
-        return dice < 85 ? Action.DELETE : Action.NONE;
-    }
-
-    private static int newDay(long order, int round) {
-        return (int) (hash(order, round + 1000) % DAYS);
-    }
-
-    private static int movedDay(long order, int round, int day) {
-        return (int) ((day + 1 + hash(order, round + 2000) % (DAYS - 1)) % DAYS);
-    }
-
-    private static RowData row(RowKind kind, long order, int round, int day) {
-        Object[] values = values(order, round, day);
+    private static RowData row(OrderTimeline.Change change) {
+        Object[] values = change.values();
+        long micros = (Long) values[5];
         return GenericRowData.ofKind(
-                kind,
+                RowKind.valueOf(change.kind().name()),
                 values[0],
                 values[1],
                 StringData.fromString((String) values[2]),
                 DecimalData.fromBigDecimal((BigDecimal) values[3], 12, 2),
                 StringData.fromString((String) values[4]),
-                TimestampData.fromEpochMillis(
-                        (Long) values[5] / 1000, (int) ((Long) values[5] % 1000) * 1000));
-    }
-
-    /** order_id, day (days since epoch), customer, amount, status, updated_at (micros). */
-    private static Object[] values(long order, int round, int day) {
-        long h = hash(order, round + 3000);
-        return new Object[] {
-            order,
-            (int) FIRST_DAY.plusDays(day).toEpochDay(),
-            "customer-" + (order % 997),
-            BigDecimal.valueOf(h % 10_000_000, 2),
-            round == 0 ? "created" : (h % 2 == 0 ? "paid" : "shipped"),
-            1_717_200_000_000_000L + round * 3_600_000_000L + order * 1_000L
-        };
-    }
-
-    private static long hash(long order, int salt) {
-        long x = order * 0x9E3779B97F4A7C15L + salt * 0xC2B2AE3D27D4EB4FL;
-        x ^= x >>> 31;
-        x *= 0xBF58476D1CE4E5B9L;
-        x ^= x >>> 29;
-        return x & Long.MAX_VALUE;
-    }
-
-    private static long gcd(long a, long b) {
-        return b == 0 ? a : gcd(b, a % b);
+                TimestampData.fromEpochMillis(micros / 1000, (int) (micros % 1000) * 1000));
     }
 }
