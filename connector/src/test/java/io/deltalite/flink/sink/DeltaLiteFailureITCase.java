@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.deltalite.flink.internal.sink.FaultInjection;
 import io.deltalite.flink.internal.sink.FaultInjection.Point;
 import io.deltalite.flink.testing.ChangeScript;
+import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,6 +70,8 @@ class DeltaLiteFailureITCase {
                         .primaryKey(script.primaryKey())
                         .partitionKey("day")
                         .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("64kb"))
+                        // Small enough that writers also merge between checkpoints.
+                        .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("96kb"))
                         .build(),
                 4);
         env.execute("failure-at-" + point);
@@ -76,5 +79,8 @@ class DeltaLiteFailureITCase {
         assertThat(failures.get()).as("the failure was injected").isEqualTo(1);
         assertTableEquals(table, script.expected());
         assertEachCheckpointCommittedOnce(table);
+        // Files of the failed attempt that no completed checkpoint holds were deleted: by the
+        // writers when they closed, and after the restore for checkpoints that never completed.
+        assertThat(DeltaHistory.uncommittedDataFiles(table)).isEmpty();
     }
 }

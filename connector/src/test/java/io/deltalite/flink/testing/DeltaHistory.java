@@ -56,6 +56,42 @@ public final class DeltaHistory {
         return commits;
     }
 
+    /**
+     * Data files on disk that no commit ever added: files of an attempt that was never committed
+     * and was not cleaned up. (Files a later commit removed stay until VACUUM and are not counted.)
+     */
+    public static List<String> uncommittedDataFiles(Path table) {
+        java.util.Set<String> added = new java.util.HashSet<>();
+        try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
+            for (Path file :
+                    files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))
+                            .toList()) {
+                for (String line : Files.readAllLines(file)) {
+                    if (!line.isBlank()) {
+                        JsonNode action = JSON.readTree(line);
+                        if (action.has("add")) {
+                            String path = action.get("add").get("path").asText();
+                            added.add(path.substring(path.lastIndexOf('/') + 1));
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> uncommitted = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(table)) {
+            files.filter(f -> f.getFileName().toString().endsWith(".parquet"))
+                    .filter(f -> !f.toString().contains("_delta_log"))
+                    .map(f -> f.getFileName().toString())
+                    .filter(name -> !added.contains(name))
+                    .forEach(uncommitted::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return uncommitted;
+    }
+
     /** The (appId, checkpoint) pairs of all commits that carry one, in version order. */
     public static List<String> transactionIds(Path table) {
         List<String> ids = new ArrayList<>();

@@ -21,6 +21,7 @@ import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import io.deltalite.flink.exceptions.DeltaLiteTableNotFoundException;
 import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
+import io.deltalite.flink.internal.merge.AttemptJournal;
 import io.deltalite.flink.internal.merge.DataFileStore;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.MergeTable;
@@ -61,14 +62,16 @@ public final class DeltaTable implements MergeTable {
     private final StructType kernelSchema;
     private final Row writeState;
     private final KernelFileStore files;
+    private final FileJournal journal;
 
     private DeltaTable(
             String location,
             Engine engine,
+            FileIO fileIO,
             TableSchema schema,
             StructType kernelSchema,
-            Row writeState,
-            Map<String, String> properties) {
+            Row writeState) {
+        this.journal = new FileJournal(location, fileIO);
         this.location = location;
         this.engine = engine;
         this.schema = schema;
@@ -128,13 +131,7 @@ public final class DeltaTable implements MergeTable {
                             + " Write to a table without it.",
                     e);
         }
-        return new DeltaTable(
-                location,
-                engine,
-                schema,
-                snapshot.getSchema(),
-                writeState,
-                snapshot.getTableProperties());
+        return new DeltaTable(location, engine, fileIO, schema, snapshot.getSchema(), writeState);
     }
 
     /**
@@ -363,6 +360,11 @@ public final class DeltaTable implements MergeTable {
                             + " so it writes with the new schema.");
         }
         return new DeltaTableSnapshot(this, snapshot);
+    }
+
+    @Override
+    public AttemptJournal journal() {
+        return journal;
     }
 
     @Override

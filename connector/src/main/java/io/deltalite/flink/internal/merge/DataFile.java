@@ -30,6 +30,11 @@ public record DataFile(
         keyStatistics = List.copyOf(keyStatistics);
     }
 
+    /** A file known only by its path, for deleting it. */
+    public static DataFile atPath(String path) {
+        return new DataFile(path, 0, 0, -1, List.of(), null, null);
+    }
+
     public boolean hasDeletionVector() {
         return deletionVectorId != null;
     }

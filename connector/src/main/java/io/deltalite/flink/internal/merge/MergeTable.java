@@ -12,4 +12,7 @@ public interface MergeTable {
     TableSnapshot latestSnapshot();
 
     DataFileStore files();
+
+    /** Notes of the files each checkpoint adds, for cleaning up after a failure. */
+    AttemptJournal journal();
 }

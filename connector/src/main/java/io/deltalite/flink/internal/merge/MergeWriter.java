@@ -1,9 +1,11 @@
 package io.deltalite.flink.internal.merge;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -40,6 +42,7 @@ public final class MergeWriter implements AutoCloseable {
     private final PartitionMerger merger;
     private final ChangeBuffer buffer;
     private final ExecutorService partitionPool;
+    private final int subtask;
 
     /** Results of prepared checkpoints not yet seen committed, by checkpoint id. */
     private final TreeMap<Long, CheckpointResults> pending = new TreeMap<>();
@@ -55,6 +58,20 @@ public final class MergeWriter implements AutoCloseable {
             String appId,
             int maxParallelPartitions,
             ExecutorService fileExecutor) {
+        this(table, options, appId, 0, maxParallelPartitions, fileExecutor);
+    }
+
+    /**
+     * @param subtask the writer's index among the sink's writers, which names its journal entries
+     */
+    public MergeWriter(
+            MergeTable table,
+            MergeOptions options,
+            String appId,
+            int subtask,
+            int maxParallelPartitions,
+            ExecutorService fileExecutor) {
+        this.subtask = subtask;
         this.table = table;
         this.options = options;
         this.appId = appId;
@@ -111,9 +128,56 @@ public final class MergeWriter implements AutoCloseable {
     /** Records that the results of the last {@link #prepare()} belong to {@code checkpointId}. */
     public void prepared(long checkpointId) {
         if (!lastPrepared.isEmpty()) {
+            List<String> files = new ArrayList<>();
+            lastPrepared.forEach(
+                    result -> result.addedFiles().forEach(file -> files.add(file.path())));
+            // Noted before the checkpoint can complete: if it never does, the files can be found.
+            table.journal().record(new AttemptJournal.Entry(appId, checkpointId, subtask, files));
             pending.put(checkpointId, new CheckpointResults(appId, checkpointId, lastPrepared));
         }
         lastPrepared = List.of();
+    }
+
+    /**
+     * After a restore from checkpoint {@code restoredCheckpointId}: deletes the files of
+     * checkpoints that writers of an earlier attempt prepared after it and that never completed —
+     * no one can commit them any more — and forgets journal entries of committed checkpoints. Only
+     * one writer of a job does this, while the job starts and before it takes a checkpoint.
+     *
+     * @param appIds the application ids whose entries to look at (this job's and those of the
+     *     restored state)
+     * @return the number of files deleted
+     */
+    public int cleanUpAfterRestore(long restoredCheckpointId, Collection<String> appIds) {
+        TableSnapshot snapshot = table.latestSnapshot();
+        int deleted = 0;
+        for (String id : new LinkedHashSet<>(appIds)) {
+            OptionalLong committed = snapshot.committedCheckpoint(id);
+            for (AttemptJournal.Entry entry : table.journal().entries(id)) {
+                boolean isCommitted =
+                        committed.isPresent() && committed.getAsLong() >= entry.checkpointId();
+                if (!isCommitted && entry.checkpointId() > restoredCheckpointId) {
+                    Set<String> live = snapshot.livePaths(entry.files());
+                    for (String path : entry.files()) {
+                        if (!live.contains(path)) {
+                            table.files().deleteUncommitted(DataFile.atPath(path));
+                            deleted++;
+                        }
+                    }
+                    table.journal().remove(entry);
+                } else if (isCommitted) {
+                    table.journal().remove(entry);
+                }
+            }
+        }
+        if (deleted > 0) {
+            LOG.info(
+                    "Deleted {} data file(s) of checkpoints after {} that never completed, in {}.",
+                    deleted,
+                    restoredCheckpointId,
+                    table.location());
+        }
+        return deleted;
     }
 
     /** Results of prepared checkpoints that the table did not show committed yet. */
@@ -163,8 +227,19 @@ public final class MergeWriter implements AutoCloseable {
                             OptionalLong version =
                                     committed.computeIfAbsent(
                                             results.appId(), snapshot::committedCheckpoint);
-                            return version.isPresent()
-                                    && version.getAsLong() >= results.checkpointId();
+                            boolean done =
+                                    version.isPresent()
+                                            && version.getAsLong() >= results.checkpointId();
+                            if (done) {
+                                table.journal()
+                                        .remove(
+                                                new AttemptJournal.Entry(
+                                                        results.appId(),
+                                                        results.checkpointId(),
+                                                        subtask,
+                                                        List.of()));
+                            }
+                            return done;
                         });
     }
 
@@ -256,6 +331,19 @@ public final class MergeWriter implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         };
+    }
+
+    /**
+     * Deletes the files of results that no checkpoint can hold any more: merges of the checkpoint
+     * in progress, and the last prepared results if no checkpoint took them ({@link
+     * #prepared(long)} was not called). For a writer that stops before the end of its input: after
+     * a failure, its restored state holds everything that may still be committed.
+     */
+    public void discardUncommittable() {
+        discard(new ArrayList<>(current.values()));
+        current.clear();
+        discard(lastPrepared);
+        lastPrepared = List.of();
     }
 
     @Override

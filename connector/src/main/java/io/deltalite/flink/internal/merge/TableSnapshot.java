@@ -19,6 +19,9 @@ public interface TableSnapshot {
      */
     Map<PartitionValues, List<DataFile>> liveFiles(Collection<PartitionValues> partitions);
 
+    /** Which of {@code paths} are live data files of this version, in any partition. */
+    java.util.Set<String> livePaths(Collection<String> paths);
+
     /**
      * Commits {@code commit} as the version after this one.
      *

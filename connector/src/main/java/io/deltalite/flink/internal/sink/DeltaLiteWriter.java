@@ -8,7 +8,9 @@ import io.deltalite.flink.internal.merge.PartitionWriteResult;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,6 +40,7 @@ final class DeltaLiteWriter
     private final RowDataConverter converter;
     private final ExecutorService fileExecutor;
     private final MergeWriter merge;
+    private boolean endOfInput;
 
     DeltaLiteWriter(
             SinkConfig config, WriterInitContext context, Collection<WriterState> restored) {
@@ -64,11 +67,20 @@ final class DeltaLiteWriter
                         table,
                         config.mergeOptions(),
                         config.appId(),
+                        subtask,
                         config.maxParallelPartitions(),
                         fileExecutor);
         List<CheckpointResults> pending = new ArrayList<>();
         restored.forEach(state -> pending.addAll(state.pending()));
         merge.restorePending(pending);
+        if (subtask == 0) {
+            // Also without a restored checkpoint: a job that failed before its first completed
+            // checkpoint restarts from nothing, and its first attempt's files are still there.
+            Set<String> appIds = new LinkedHashSet<>();
+            appIds.add(config.appId());
+            pending.forEach(results -> appIds.add(results.appId()));
+            merge.cleanUpAfterRestore(context.getRestoredCheckpointId().orElse(0), appIds);
+        }
         context.metricGroup().gauge("deltaliteBufferedBytes", merge::bufferedBytes);
         context.metricGroup().gauge("deltalitePendingCheckpoints", () -> merge.pending().size());
         LOG.info(
@@ -99,6 +111,7 @@ final class DeltaLiteWriter
     @Override
     public void flush(boolean endOfInput) {
         // Changes are merged in prepareCommit, which Flink calls right after this.
+        this.endOfInput |= endOfInput;
     }
 
     @Override
@@ -119,8 +132,16 @@ final class DeltaLiteWriter
 
     @Override
     public void close() {
-        merge.close();
-        fileExecutor.shutdownNow();
+        try {
+            if (!endOfInput) {
+                // Closed before the end of the input: the job failed, was cancelled or is being
+                // restarted. Files no checkpoint took can never be committed.
+                merge.discardUncommittable();
+            }
+        } finally {
+            merge.close();
+            fileExecutor.shutdownNow();
+        }
     }
 
     static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
