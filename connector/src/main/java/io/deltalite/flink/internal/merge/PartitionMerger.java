@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +31,6 @@ import java.util.concurrent.atomic.LongAdder;
  * makes them visible.
  */
 public final class PartitionMerger {
-    private final MergeTable table;
     private final TableSchema schema;
     private final MergeOptions options;
     private final DataFileStore store;
@@ -44,7 +44,6 @@ public final class PartitionMerger {
      *     files open at once across all merges sharing it; null runs everything on the caller
      */
     public PartitionMerger(MergeTable table, MergeOptions options, ExecutorService fileExecutor) {
-        this.table = table;
         this.schema = table.schema();
         this.options = options;
         this.store = table.files();
@@ -187,16 +186,25 @@ public final class PartitionMerger {
             return List.of();
         }
         // Sorted files have narrow key ranges, so later merges can skip them by statistics.
-        List<Object[]> sorted = new ArrayList<>(rows);
-        sorted.sort(
-                (left, right) -> {
-                    RowKey leftKey = RowKey.of(left, keyIndexes);
-                    RowKey rightKey = RowKey.of(right, keyIndexes);
-                    if (leftKey == null || rightKey == null) {
-                        return Boolean.compare(leftKey == null, rightKey == null);
-                    }
-                    return keyOrder.compare(leftKey, rightKey);
-                });
+        // Rows without a key (null keys, append-only tables) keep their order, after the others.
+        List<Object[]> sorted = new ArrayList<>(rows.size());
+        if (!schema.isAppendOnly()) {
+            List<Map.Entry<RowKey, Object[]>> keyed = new ArrayList<>(rows.size());
+            List<Object[]> keyless = new ArrayList<>();
+            for (Object[] row : rows) {
+                RowKey key = RowKey.of(row, keyIndexes);
+                if (key == null) {
+                    keyless.add(row);
+                } else {
+                    keyed.add(Map.entry(key, row));
+                }
+            }
+            keyed.sort((left, right) -> keyOrder.compare(left.getKey(), right.getKey()));
+            keyed.forEach(entry -> sorted.add(entry.getValue()));
+            sorted.addAll(keyless);
+        } else {
+            sorted.addAll(rows);
+        }
         return store.write(partition, new NewRowStream(store, sorted, options.readBatchSize()));
     }
 
@@ -307,10 +315,6 @@ public final class PartitionMerger {
             total += file.sizeBytes();
         }
         return total;
-    }
-
-    MergeTable table() {
-        return table;
     }
 
     private record LaneOutput(boolean fresh, List<DataFile> files) {}
