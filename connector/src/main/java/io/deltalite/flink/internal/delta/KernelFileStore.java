@@ -37,9 +37,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Reads and writes the Parquet data files of a table with Kernel's Parquet handler.
  *
  * <p>Files are read one batch at a time in their physical layout (data columns only). A file with a
- * deletion vector is read with the row-index column so that Kernel's scan can turn the vector into
- * a selection. New files are written with Kernel's multi-file writer, which rolls at the target
- * file size and computes statistics; the match-key columns always get them.
+ * deletion vector is read whole (also when only its keys are needed) with the row-index column so
+ * that Kernel's scan can turn the vector into a selection. New files are written with Kernel's
+ * multi-file writer, which rolls at the target file size and computes statistics; the match-key
+ * columns always get them.
  */
 final class KernelFileStore implements DataFileStore {
     private final DeltaTable table;
@@ -101,6 +102,11 @@ final class KernelFileStore implements DataFileStore {
 
     @Override
     public BatchStream readKeys(DataFile file) {
+        if (file.hasDeletionVector()) {
+            // Kernel applies a deletion vector only to a batch of every data column: it puts the
+            // partition columns back and checks the column count against the table schema.
+            return readRows(file);
+        }
         return read(file, keySchema, keyOnlyOrdinals);
     }
 

@@ -37,6 +37,15 @@ class DeletionVectorTest {
     private static final TableDefinition ITEMS =
             new TableDefinition(COLUMNS, List.of("id"), List.of(), Map.of());
 
+    private static final List<ValueType.Field> PARTITIONED_COLUMNS =
+            List.of(
+                    new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                    new ValueType.Field("day", ValueType.of(Kind.STRING), true),
+                    new ValueType.Field("v", ValueType.of(Kind.STRING), true));
+
+    private static final TableDefinition PARTITIONED_ITEMS =
+            new TableDefinition(PARTITIONED_COLUMNS, List.of("id"), List.of("day"), Map.of());
+
     @TempDir Path dir;
 
     @Test
@@ -50,7 +59,7 @@ class DeletionVectorTest {
             }
             harness.commit();
             // The upsert file is sorted by key: ids 3 and 4 are rows 3 and 4.
-            deleteRowsWithDeletionVector(3, 4);
+            deleteRowsWithDeletionVector("{}", 3, 4);
             assertThat(harness.read()).hasSize(8);
 
             // Id 4 is only in a deleted row: the file is probed but not rewritten.
@@ -76,8 +85,54 @@ class DeletionVectorTest {
         }
     }
 
-    /** Commits a deletion vector on the table's single data file that deletes {@code rows}. */
-    private void deleteRowsWithDeletionVector(int... rows) throws IOException {
+    /**
+     * In a partitioned table too: Kernel applies a deletion vector only to a batch that holds every
+     * data column, so the probe, which needs only the keys, must still read them all.
+     */
+    @Test
+    void aFileWithADeletionVectorInAPartitionIsProbedAndRewritten() throws IOException {
+        TestTables.createWithKernel(
+                dir.toString(),
+                PARTITIONED_COLUMNS,
+                List.of("day"),
+                Map.of("delta.enableDeletionVectors", "true"));
+        try (UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), PARTITIONED_ITEMS, MergeOptions.DEFAULTS)) {
+            for (long id = 0; id < 10; id++) {
+                harness.upsert(id, "d1", "initial");
+            }
+            harness.commit();
+            deleteRowsWithDeletionVector("{\"day\":\"d1\"}", 3, 4);
+            assertThat(harness.read()).hasSize(8);
+
+            harness.upsert(4L, "d1", "new");
+            UpsertStats insert = harness.commit().stats();
+            assertThat(insert.filesProbed()).isEqualTo(1);
+            assertThat(insert.filesRemoved()).isZero();
+            assertThat(insert.rowsInserted()).isEqualTo(1);
+
+            harness.upsert(3L, "d1", "new");
+            harness.upsert(5L, "d1", "new");
+            UpsertStats rewrite = harness.commit().stats();
+            assertThat(rewrite.filesRemoved()).isEqualTo(1);
+            assertThat(rewrite.rowsUpdated()).isEqualTo(1);
+            assertThat(rewrite.rowsCopied()).isEqualTo(7);
+
+            List<Object[]> expected = new ArrayList<>();
+            for (long id = 0; id < 10; id++) {
+                expected.add(new Object[] {id, "d1", id >= 3 && id <= 5 ? "new" : "initial"});
+            }
+            assertThat(Rows.sorted(harness.read())).isEqualTo(Rows.sorted(expected));
+        }
+    }
+
+    /**
+     * Commits a deletion vector on the table's single data file that deletes {@code rows}.
+     *
+     * @param partitionValues the file's partition values, as a JSON object
+     */
+    private void deleteRowsWithDeletionVector(String partitionValues, int... rows)
+            throws IOException {
         Map<String, KernelTableReader.LiveFile> files = KernelTableReader.liveFiles(dir.toString());
         assertThat(files).hasSize(1);
         KernelTableReader.LiveFile file = files.values().iterator().next();
@@ -97,13 +152,17 @@ class DeletionVectorTest {
                         + "\",\"deletionTimestamp\":"
                         + now
                         + ",\"dataChange\":true,\"extendedFileMetadata\":true,"
-                        + "\"partitionValues\":{},\"size\":"
+                        + "\"partitionValues\":"
+                        + partitionValues
+                        + ",\"size\":"
                         + file.size()
                         + "}}";
         String add =
                 "{\"add\":{\"path\":\""
                         + file.logPath()
-                        + "\",\"partitionValues\":{},\"size\":"
+                        + "\",\"partitionValues\":"
+                        + partitionValues
+                        + ",\"size\":"
                         + file.size()
                         + ",\"modificationTime\":"
                         + now
