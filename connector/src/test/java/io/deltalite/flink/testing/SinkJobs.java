@@ -7,14 +7,25 @@ import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 
 /** Flink jobs that replay a {@link ChangeScript} into a deltalite sink. */
 public final class SinkJobs {
     private SinkJobs() {}
+
+    /** The mini cluster of the sink's ITCases: two TaskManagers of two slots each. */
+    public static MiniClusterExtension miniCluster() {
+        return new MiniClusterExtension(
+                new MiniClusterResourceConfiguration.Builder()
+                        .setNumberTaskManagers(2)
+                        .setNumberSlotsPerTaskManager(2)
+                        .build());
+    }
 
     /** An environment with checkpoints every {@code interval} and quick restarts. */
     public static StreamExecutionEnvironment environment(

@@ -1,11 +1,9 @@
 package io.deltalite.flink.internal.delta;
 
 import io.delta.kernel.defaults.engine.fileio.FileIO;
-import io.delta.kernel.defaults.engine.fileio.InputFile;
 import io.delta.kernel.defaults.engine.fileio.OutputFile;
 import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
 import io.delta.kernel.utils.CloseableIterator;
-import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -16,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
-import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -27,11 +24,10 @@ import java.util.UUID;
  * a file. (Kernel's default log store for local paths only locks within one instance.) Everything
  * else goes to Hadoop's local file system.
  */
-final class LocalLogFileIO implements FileIO {
-    private final FileIO hadoop;
+final class LocalLogFileIO extends ForwardingFileIO {
 
     LocalLogFileIO(FileIO hadoop) {
-        this.hadoop = hadoop;
+        super(hadoop);
     }
 
     static boolean isLocal(String location) {
@@ -48,7 +44,7 @@ final class LocalLogFileIO implements FileIO {
                 && parent.getFileName().toString().equals("_delta_log")) {
             return new LogFile(path, file);
         }
-        return hadoop.newOutputFile(path);
+        return delegate.newOutputFile(path);
     }
 
     private static Path toPath(String path) {
@@ -162,41 +158,6 @@ final class LocalLogFileIO implements FileIO {
         } finally {
             Files.deleteIfExists(temporary);
         }
-    }
-
-    @Override
-    public CloseableIterator<FileStatus> listFrom(String filePath) throws IOException {
-        return hadoop.listFrom(filePath);
-    }
-
-    @Override
-    public FileStatus getFileStatus(String path) throws IOException {
-        return hadoop.getFileStatus(path);
-    }
-
-    @Override
-    public String resolvePath(String path) throws IOException {
-        return hadoop.resolvePath(path);
-    }
-
-    @Override
-    public boolean mkdirs(String path) throws IOException {
-        return hadoop.mkdirs(path);
-    }
-
-    @Override
-    public InputFile newInputFile(String path, long fileSize) {
-        return hadoop.newInputFile(path, fileSize);
-    }
-
-    @Override
-    public boolean delete(String path) throws IOException {
-        return hadoop.delete(path);
-    }
-
-    @Override
-    public Optional<String> getConf(String confKey) {
-        return hadoop.getConf(confKey);
     }
 
     @Override

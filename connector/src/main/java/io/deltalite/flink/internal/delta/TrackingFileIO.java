@@ -1,11 +1,9 @@
 package io.deltalite.flink.internal.delta;
 
 import io.delta.kernel.defaults.engine.fileio.FileIO;
-import io.delta.kernel.defaults.engine.fileio.InputFile;
 import io.delta.kernel.defaults.engine.fileio.OutputFile;
 import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
 import io.delta.kernel.utils.CloseableIterator;
-import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,15 +24,14 @@ import org.slf4j.LoggerFactory;
  *       behind.
  * </ul>
  */
-final class TrackingFileIO implements FileIO {
+final class TrackingFileIO extends ForwardingFileIO {
     private static final Logger LOG = LoggerFactory.getLogger(TrackingFileIO.class);
     private static final ThreadLocal<WriteScope> CURRENT = new ThreadLocal<>();
 
-    private final FileIO delegate;
     private final Map<String, String> settings;
 
     TrackingFileIO(FileIO delegate, Map<String, String> settings) {
-        this.delegate = delegate;
+        super(delegate);
         this.settings = Map.copyOf(settings);
     }
 
@@ -108,41 +105,5 @@ final class TrackingFileIO implements FileIO {
     public Optional<String> getConf(String confKey) {
         String value = settings.get(confKey);
         return value != null ? Optional.of(value) : delegate.getConf(confKey);
-    }
-
-    @Override
-    public CloseableIterator<FileStatus> listFrom(String filePath) throws IOException {
-        return delegate.listFrom(filePath);
-    }
-
-    @Override
-    public FileStatus getFileStatus(String path) throws IOException {
-        return delegate.getFileStatus(path);
-    }
-
-    @Override
-    public String resolvePath(String path) throws IOException {
-        return delegate.resolvePath(path);
-    }
-
-    @Override
-    public boolean mkdirs(String path) throws IOException {
-        return delegate.mkdirs(path);
-    }
-
-    @Override
-    public InputFile newInputFile(String path, long fileSize) {
-        return delegate.newInputFile(path, fileSize);
-    }
-
-    @Override
-    public boolean delete(String path) throws IOException {
-        return delegate.delete(path);
-    }
-
-    @Override
-    public void copyFileAtomically(String srcPath, String destPath, boolean overwrite)
-            throws IOException {
-        delegate.copyFileAtomically(srcPath, destPath, overwrite);
     }
 }
