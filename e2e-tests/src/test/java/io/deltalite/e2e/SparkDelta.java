@@ -9,18 +9,20 @@ import org.apache.spark.sql.SparkSession;
  * Spark with delta-spark, in local mode, as an independent Delta engine: the oracle for MERGE
  * semantics and a second reader and writer of deltalite's tables. One session per test JVM.
  */
-final class SparkDelta {
+public final class SparkDelta {
     private static SparkSession session;
 
     private SparkDelta() {}
 
-    static synchronized SparkSession session() {
+    public static synchronized SparkSession session() {
         if (session == null) {
             session =
                     SparkSession.builder()
                             .master("local[2]")
                             .appName("deltalite-e2e")
-                            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+                            .config(
+                                    "spark.sql.extensions",
+                                    "io.delta.sql.DeltaSparkSessionExtension")
                             .config(
                                     "spark.sql.catalog.spark_catalog",
                                     "org.apache.spark.sql.delta.catalog.DeltaCatalog")
@@ -28,15 +30,23 @@ final class SparkDelta {
                             .config("spark.driver.bindAddress", "127.0.0.1")
                             .config("spark.driver.host", "127.0.0.1")
                             .config("spark.sql.shuffle.partitions", "2")
+                            .config("spark.default.parallelism", "2")
+                            // Delta rebuilds a snapshot's state with 50 tasks and VACUUM lists
+                            // files with up to 10000 by default: far too many for the small
+                            // tables of the tests on a small machine (5-10x slower).
+                            .config("spark.databricks.delta.snapshotPartitions", "2")
+                            .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "2")
                             .config("spark.sql.session.timeZone", "UTC")
-                            .config("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+                            .config(
+                                    "spark.databricks.delta.retentionDurationCheck.enabled",
+                                    "false")
                             .getOrCreate();
             Runtime.getRuntime().addShutdownHook(new Thread(session::stop));
         }
         return session;
     }
 
-    static List<Row> sql(String statement) {
+    public static List<Row> sql(String statement) {
         return session().sql(statement).collectAsList();
     }
 

@@ -1,0 +1,183 @@
+package io.deltalite.e2e.parity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.e2e.SparkDelta;
+import io.deltalite.e2e.SparkRows;
+import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.merge.CommitOutcome;
+import io.deltalite.flink.internal.merge.MergeOptions;
+import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * One scenario of the differential parity suite: the same batches applied by deltalite (one
+ * checkpoint commit per batch, as the sink makes them) and by Spark's MERGE (one MERGE per batch),
+ * with both tables compared after every batch.
+ *
+ * <p>The comparison is of logical content: the schema and partition columns as Spark sees them, and
+ * the multiset of rows, read by two independent readers (Spark, and Kernel through {@link
+ * KernelTableReader}); see {@link #assertSameContent()}.
+ */
+final class DifferentialRun implements AutoCloseable {
+    private static final int DIFFERENCES_SHOWN = 12;
+
+    private final String scenario;
+    private final String deltalitePath;
+    private final UpsertHarness deltalite;
+    private final SparkMergeOracle merge;
+    private final StructType mergeSchema;
+    private int batches;
+
+    private DifferentialRun(
+            String scenario,
+            String deltalitePath,
+            UpsertHarness deltalite,
+            SparkMergeOracle merge) {
+        this.scenario = scenario;
+        this.deltalitePath = deltalitePath;
+        this.deltalite = deltalite;
+        this.merge = merge;
+        this.mergeSchema = SparkDelta.session().read().format("delta").load(merge.path()).schema();
+    }
+
+    /**
+     * Creates both tables under {@code dir}: deltalite's from {@code table}, the MERGE table with
+     * Spark's {@code CREATE TABLE} of the same columns and partitioning.
+     */
+    static DifferentialRun start(
+            String scenario, Path dir, TableDefinition table, MergeOptions options) {
+        String deltalitePath = dir.resolve("deltalite").toString();
+        UpsertHarness deltalite = UpsertHarness.open(deltalitePath, table, options);
+        SparkMergeOracle merge =
+                SparkMergeOracle.create(dir.resolve("spark-merge").toString(), table);
+        return new DifferentialRun(scenario, deltalitePath, deltalite, merge);
+    }
+
+    static DifferentialRun start(String scenario, Path dir, TableDefinition table) {
+        return start(scenario, dir, table, MergeOptions.DEFAULTS);
+    }
+
+    /** Applies every batch in turn, comparing the tables after each. */
+    void applyAll(List<List<Change>> batches) {
+        for (List<Change> batch : batches) {
+            apply(batch);
+        }
+    }
+
+    /**
+     * Applies {@code batch} to both tables and asserts that they hold the same content.
+     *
+     * @return how deltalite's commit ended
+     */
+    CommitOutcome apply(List<Change> batch) {
+        batches++;
+        for (Change change : batch) {
+            if (change.isDelete()) {
+                deltalite.delete(change.row());
+            } else {
+                deltalite.upsert(change.row());
+            }
+        }
+        CommitOutcome outcome = deltalite.commit();
+        merge.apply(batch);
+        assertSameContent();
+        return outcome;
+    }
+
+    String deltalitePath() {
+        return deltalitePath;
+    }
+
+    /**
+     * Asserts that both tables have the same content. The rows of the MERGE table read by Kernel
+     * are the reference; deltalite's table is read by Kernel and by Spark. After the first batch
+     * also the partition columns and the MERGE table read by Spark are compared; each new table
+     * version costs Spark a log replay, so later batches leave these out.
+     */
+    void assertSameContent() {
+        String when = scenario + ", after batch " + batches;
+        List<String> reference = Rows.sorted(KernelTableReader.readAll(merge.path()));
+        Dataset<Row> deltaliteBySpark =
+                SparkDelta.session().read().format("delta").load(deltalitePath);
+        assertThat(deltaliteBySpark.schema())
+                .as(
+                        "%s: schema of deltalite's table vs the MERGE table's, as Spark sees them",
+                        when)
+                .isEqualTo(mergeSchema);
+        assertThat(differences(reference, Rows.sorted(SparkRows.collect(deltaliteBySpark))))
+                .as(
+                        "%s: rows of deltalite's table (read by Spark) that differ from the MERGE"
+                                + " table's (%d rows)",
+                        when, reference.size())
+                .isEmpty();
+        assertThat(differences(reference, Rows.sorted(KernelTableReader.readAll(deltalitePath))))
+                .as(
+                        "%s: rows of deltalite's table (read by Kernel) that differ from the MERGE"
+                                + " table's (%d rows)",
+                        when, reference.size())
+                .isEmpty();
+        if (batches == 1) {
+            assertThat(partitionColumns(deltalitePath))
+                    .as("%s: partition columns of deltalite's table vs the MERGE table's", when)
+                    .isEqualTo(partitionColumns(merge.path()));
+            assertThat(differences(reference, Rows.sorted(SparkRows.readTable(merge.path()))))
+                    .as(
+                            "%s: the MERGE table read by Spark differs from the same table read"
+                                    + " by Kernel (a disagreement of the readers, not of the"
+                                    + " writers)",
+                            when)
+                    .isEmpty();
+        }
+    }
+
+    /** The rows in which two sorted multisets differ, at most a dozen of each kind, described. */
+    static List<String> differences(List<String> expected, List<String> actual) {
+        Map<String, Integer> counts = new HashMap<>();
+        expected.forEach(row -> counts.merge(row, 1, Integer::sum));
+        actual.forEach(row -> counts.merge(row, -1, Integer::sum));
+        List<String> missing = new ArrayList<>();
+        List<String> extra = new ArrayList<>();
+        for (String row : expected) {
+            if (counts.getOrDefault(row, 0) > 0) {
+                missing.add(row);
+                counts.merge(row, -1, Integer::sum);
+            }
+        }
+        for (String row : actual) {
+            if (counts.getOrDefault(row, 0) < 0) {
+                extra.add(row);
+                counts.merge(row, 1, Integer::sum);
+            }
+        }
+        List<String> described = new ArrayList<>();
+        missing.stream().limit(DIFFERENCES_SHOWN).forEach(row -> described.add("missing: " + row));
+        if (missing.size() > DIFFERENCES_SHOWN) {
+            described.add("... " + (missing.size() - DIFFERENCES_SHOWN) + " more missing");
+        }
+        extra.stream().limit(DIFFERENCES_SHOWN).forEach(row -> described.add("extra:   " + row));
+        if (extra.size() > DIFFERENCES_SHOWN) {
+            described.add("... " + (extra.size() - DIFFERENCES_SHOWN) + " more extra");
+        }
+        return described;
+    }
+
+    private static List<Object> partitionColumns(String path) {
+        Row detail = SparkDelta.sql("DESCRIBE DETAIL delta.`" + path + "`").get(0);
+        return new ArrayList<>(detail.getList(detail.fieldIndex("partitionColumns")));
+    }
+
+    @Override
+    public void close() {
+        deltalite.close();
+    }
+}
