@@ -10,7 +10,6 @@ final class ParityTables {
     static final ValueType BIGINT = ValueType.of(ValueType.Kind.BIGINT);
     static final ValueType INT = ValueType.of(ValueType.Kind.INT);
     static final ValueType STRING = ValueType.of(ValueType.Kind.STRING);
-    static final ValueType DATE = ValueType.of(ValueType.Kind.DATE);
 
     private ParityTables() {}
 
