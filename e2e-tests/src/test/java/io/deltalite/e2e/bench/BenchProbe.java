@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  *   BenchProbe deltalite TABLE KEYS TABLE_ROWS CORRECTIONS INSERTS SEED LOCAL_START LOCAL_RANGE
  *   BenchProbe spark     (same arguments)
- *   BenchProbe floor     TABLE FILE_NAME...        read and rewrite exactly these files
+ *   BenchProbe floor     TABLE FILE_NAME...        read and rewrite exactly these files, in as many
+ *                                                  lanes as a merge uses
  *   BenchProbe scan      TABLE                     read every row of the table
  * </pre>
  */
@@ -99,15 +100,66 @@ public final class BenchProbe {
                             }
                         });
         sampler.setDaemon(true);
+        AtomicLong peakLive = new AtomicLong(memory.getHeapMemoryUsage().getUsed());
+        List<Runnable> unsubscribe = listenToCollections(peakLive);
         sampler.start();
         long started = System.nanoTime();
         run.run();
         long millis = (System.nanoTime() - started) / 1_000_000;
         sampler.interrupt();
         sampler.join();
+        unsubscribe.forEach(Runnable::run);
         result.put("millis", millis);
         result.put("peakHeapBytes", peakHeap.get());
+        result.put("peakLiveHeapBytes", peakLive.get());
         result.put("peakRssBytes", procStatusBytes("VmHWM"));
+    }
+
+    /**
+     * Tracks the heap still in use right after each garbage collection: the peak of those is close
+     * to the most memory the run really needed at once, whatever garbage accumulated between
+     * collections.
+     */
+    private static List<Runnable> listenToCollections(AtomicLong peakLive) {
+        List<Runnable> unsubscribe = new ArrayList<>();
+        for (java.lang.management.GarbageCollectorMXBean collector :
+                ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (!(collector instanceof javax.management.NotificationEmitter emitter)) {
+                continue;
+            }
+            javax.management.NotificationListener listener =
+                    (notification, handback) -> {
+                        if (!notification
+                                .getType()
+                                .equals(
+                                        com.sun.management.GarbageCollectionNotificationInfo
+                                                .GARBAGE_COLLECTION_NOTIFICATION)) {
+                            return;
+                        }
+                        com.sun.management.GarbageCollectionNotificationInfo info =
+                                com.sun.management.GarbageCollectionNotificationInfo.from(
+                                        (javax.management.openmbean.CompositeData)
+                                                notification.getUserData());
+                        long used = 0;
+                        for (java.lang.management.MemoryUsage pool :
+                                info.getGcInfo().getMemoryUsageAfterGc().values()) {
+                            used += pool.getUsed();
+                        }
+                        // Non-heap pools (metaspace, code cache) are in that map too; they are
+                        // small and constant during a run.
+                        peakLive.accumulateAndGet(used, Math::max);
+                    };
+            emitter.addNotificationListener(listener, null, null);
+            unsubscribe.add(
+                    () -> {
+                        try {
+                            emitter.removeNotificationListener(listener);
+                        } catch (javax.management.ListenerNotFoundException e) {
+                            // Already gone.
+                        }
+                    });
+        }
+        return unsubscribe;
     }
 
     /** A memory figure of this process from /proc/self/status, in bytes (-1 off Linux). */
@@ -167,8 +219,37 @@ public final class BenchProbe {
                     "found " + files.size() + " of " + names.size() + " files");
         }
         DataFileStore store = delta.files();
-        List<DataFile> written =
-                store.write(PartitionValues.UNPARTITIONED, new AllRows(store, files));
+        // As many lanes as a merge uses (max-parallel-files), each reading its files in turn and
+        // writing its own output: the merge's I/O without the merge.
+        int lanes = Math.min(MergeOptions.DEFAULTS.maxParallelFiles(), files.size());
+        List<List<DataFile>> groups = new ArrayList<>();
+        for (int i = 0; i < lanes; i++) {
+            groups.add(new ArrayList<>());
+        }
+        for (int i = 0; i < files.size(); i++) {
+            groups.get(i % lanes).add(files.get(i));
+        }
+        List<DataFile> written = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (List<DataFile> group : groups) {
+            Thread lane =
+                    new Thread(
+                            () ->
+                                    written.addAll(
+                                            store.write(
+                                                    PartitionValues.UNPARTITIONED,
+                                                    new AllRows(store, group))));
+            lane.start();
+            threads.add(lane);
+        }
+        for (Thread lane : threads) {
+            try {
+                lane.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
         long bytes = 0;
         for (DataFile file : written) {
             bytes += file.sizeBytes();

@@ -273,8 +273,21 @@ public final class PartitionMerger {
         if (strategy == PruneStrategy.STATS || candidates.isEmpty()) {
             return candidates;
         }
-        rewrite.probed = candidates.size();
-        return probe.filesHoldingAny(candidates, keys);
+        // Probe only where it can pay off: a file that statistics show to be densely filled
+        // with keys around several changed ones is rewritten without reading its keys twice.
+        List<DataFile> matched = new ArrayList<>();
+        List<DataFile> uncertain = new ArrayList<>();
+        for (DataFile file : candidates) {
+            (pruner.almostCertainlyContainsAny(file) && !file.hasDeletionVector()
+                            ? matched
+                            : uncertain)
+                    .add(file);
+        }
+        rewrite.probed = uncertain.size();
+        if (!uncertain.isEmpty()) {
+            matched.addAll(probe.filesHoldingAny(uncertain, keys));
+        }
+        return matched;
     }
 
     private List<DataFile> rewriteLane(

@@ -23,6 +23,42 @@ final class StatisticsPruner {
         this.sortedKeys = sorted.toArray(new RowKey[0]);
     }
 
+    /** Changed keys a file must be expected to hold before probing it is not worth it. */
+    private static final double CERTAIN_HITS = 4.0;
+
+    /**
+     * Whether {@code file} almost certainly holds a changed key, so that reading its keys first
+     * would only cost time: true for a single integer-like key column whose statistics show a
+     * densely filled range (say ids 1..500,000 in 500,000 rows) with several changed keys in it. A
+     * wrong guess only rewrites a file unchanged.
+     */
+    boolean almostCertainlyContainsAny(DataFile file) {
+        if (keyTypes.size() != 1 || !file.hasStatistics() || file.keyStatistics().size() != 1) {
+            return false;
+        }
+        if (!(keyTypes.get(0) instanceof ValueType.Primitive primitive)) {
+            return false;
+        }
+        switch (primitive.kind()) {
+            case TINYINT, SMALLINT, INT, BIGINT, DATE -> {}
+            default -> {
+                return false;
+            }
+        }
+        ColumnStatistics column = file.keyStatistics().get(0);
+        if (!(column.min() instanceof Number min) || !(column.max() instanceof Number max)) {
+            return false;
+        }
+        double span = (double) max.longValue() - min.longValue() + 1;
+        long rowsWithKey = file.numRecords() - Math.max(0, column.nullCount());
+        if (span <= 0 || rowsWithKey <= 0) {
+            return false;
+        }
+        double density = Math.min(1.0, rowsWithKey / span);
+        long keysInRange = upperBound(column.max()) - lowerBound(column.min());
+        return keysInRange * density >= CERTAIN_HITS;
+    }
+
     /** Whether {@code file} may hold at least one of the keys. */
     boolean mayContainAny(DataFile file) {
         if (sortedKeys.length == 0) {

@@ -341,6 +341,34 @@ class PartitionMergerProbeTest {
     }
 
     @Test
+    void aSparselyFilledKeyRangeIsProbedADenseOneIsNot() {
+        try (UpsertHarness harness =
+                UpsertHarness.open(location(), EVENTS, MergeOptions.DEFAULTS)) {
+            // File 1: ids 0..99 (dense). File 2: ten ids spread over 0..9,000,000 (sparse).
+            for (long id = 0; id < 100; id++) {
+                harness.upsert(id, "dense");
+            }
+            harness.commit();
+            for (long id = 1_000_000; id <= 10_000_000; id += 1_000_000) {
+                harness.upsert(id, "sparse");
+            }
+            harness.commit();
+
+            // Keys 10..19 exist in file 1; keys 1,000,001..1,000,010 fall in file 2's range
+            // but are not in it, so a probe is what tells.
+            for (long id = 10; id < 20; id++) {
+                harness.upsert(id, "updated");
+                harness.upsert(1_000_000 + id - 9, "new");
+            }
+            UpsertStats stats = harness.commit().stats();
+            assertThat(stats.filesProbed()).isEqualTo(1);
+            assertThat(stats.filesRemoved()).isEqualTo(1);
+            assertThat(stats.rowsUpdated()).isEqualTo(10);
+            assertThat(stats.rowsInserted()).isEqualTo(10);
+        }
+    }
+
+    @Test
     void withTemporalLocalityOnlyTheFileHoldingTheKeysIsRewritten() {
         try (UpsertHarness harness =
                 UpsertHarness.open(location(), EVENTS, MergeOptions.DEFAULTS)) {
@@ -361,7 +389,9 @@ class PartitionMergerProbeTest {
             UpsertStats stats = outcome.stats();
             assertThat(stats.filesRemoved()).isEqualTo(1);
             assertThat(stats.filesCarriedOver()).isEqualTo(7);
-            assertThat(stats.filesProbed()).isEqualTo(1);
+            // Ids 300..399 fill the file's range densely, with 11 changed keys in it: rewritten
+            // without reading its keys first.
+            assertThat(stats.filesProbed()).isZero();
             assertThat(stats.rowsUpdated()).isEqualTo(11);
             assertThat(stats.rowsCopied()).isEqualTo(89);
             assertThat(results.get(0).removedFiles())
