@@ -58,7 +58,7 @@ final class BenchmarkRunner {
                 "peak heap MiB",
                 "peak live heap MiB",
                 "peak RSS MiB");
-        for (long size : new long[] {62_500, 250_000, 1_000_000, 4_000_000}) {
+        for (long size : new long[] {62_500, 250_000, 1_000_000, 4_000_000, 16_000_000}) {
             long tableRows = rows(size);
             // The same number of files at every size, so every merge uses the same number of
             // rewrite lanes: only the size of the files grows.

@@ -18,6 +18,7 @@ final class KernelRowBatch implements RowBatch {
     private final boolean[] live;
     private final int[] keyOrdinals;
     private final ValueType[] keyTypes;
+    private ColumnVector[] keyVectors;
 
     private KernelRowBatch(
             ColumnarBatch data, boolean[] live, int[] keyOrdinals, ValueType[] keyTypes) {
@@ -58,16 +59,27 @@ final class KernelRowBatch implements RowBatch {
         return live[row];
     }
 
+    private ColumnVector[] keyVectors() {
+        if (keyVectors == null) {
+            ColumnVector[] vectors = new ColumnVector[keyOrdinals.length];
+            for (int i = 0; i < vectors.length; i++) {
+                vectors[i] = data.getColumnVector(keyOrdinals[i]);
+            }
+            keyVectors = vectors;
+        }
+        return keyVectors;
+    }
+
     @Override
     public RowKey keyAt(int row) {
         Object[] values = new Object[keyOrdinals.length];
         for (int i = 0; i < keyOrdinals.length; i++) {
-            values[i] = ColumnValues.read(data.getColumnVector(keyOrdinals[i]), row, keyTypes[i]);
+            values[i] = ColumnValues.read(keyVectors()[i], row, keyTypes[i]);
             if (values[i] == null) {
                 return null;
             }
         }
-        return RowKey.ofValues(values);
+        return RowKey.adopt(values);
     }
 
     @Override

@@ -44,6 +44,14 @@ public final class RowKey {
         return new RowKey(values.clone());
     }
 
+    /**
+     * A key over {@code values}, which it takes over without copying: the caller must not change
+     * the array afterwards, and no value may be null. For readers building a key per row.
+     */
+    public static RowKey adopt(Object[] values) {
+        return new RowKey(values);
+    }
+
     public int size() {
         return values.length;
     }
