@@ -52,10 +52,11 @@ public final class SparkDelta {
 
     /** Every row of a Delta table at a path, as Java lists of column values. */
     static List<List<Object>> rows(String path) {
-        return rows("SELECT * FROM delta.`" + path + "`", true);
+        return query("SELECT * FROM delta.`" + path + "`");
     }
 
-    static List<List<Object>> rows(String query, boolean unused) {
+    /** The rows of a query, as Java lists of column values. */
+    static List<List<Object>> query(String query) {
         List<List<Object>> rows = new ArrayList<>();
         for (Row row : sql(query)) {
             List<Object> values = new ArrayList<>();

@@ -30,10 +30,14 @@ class SparkInteropSmokeTest {
     void deltaliteUpsertsIntoASparkTableAndSparkReadsTheResult() {
         String table = dir.resolve("orders").toString();
         SparkDelta.sql(
-                "CREATE TABLE delta.`" + table + "` (id BIGINT, day STRING, amount INT)"
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, day STRING, amount INT)"
                         + " USING delta PARTITIONED BY (day)");
         SparkDelta.sql(
-                "INSERT INTO delta.`" + table + "` VALUES (1, 'd1', 10), (2, 'd1', 20), (3, 'd2', 30)");
+                "INSERT INTO delta.`"
+                        + table
+                        + "` VALUES (1, 'd1', 10), (2, 'd1', 20), (3, 'd2', 30)");
 
         try (UpsertHarness deltalite = UpsertHarness.open(table, ORDERS, MergeOptions.DEFAULTS)) {
             deltalite.upsert(1L, "d1", 11);
@@ -42,7 +46,9 @@ class SparkInteropSmokeTest {
             deltalite.commit();
         }
 
-        assertThat(SparkDelta.rows("SELECT id, day, amount FROM delta.`" + table + "` ORDER BY id", true))
+        assertThat(
+                        SparkDelta.query(
+                                "SELECT id, day, amount FROM delta.`" + table + "` ORDER BY id"))
                 .containsExactly(
                         List.of(1L, "d1", 11), List.of(2L, "d1", 20), List.of(4L, "d2", 40));
     }

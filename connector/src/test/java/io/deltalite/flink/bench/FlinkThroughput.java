@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -59,7 +60,15 @@ final class FlinkThroughput {
 
     private FlinkThroughput() {}
 
-    static Result run(MiniCluster cluster, Path table, long keys, long checkpointMillis)
+    /**
+     * @param recordsPerSecond the source's rate, or 0 for as fast as the sink takes them
+     */
+    static Result run(
+            MiniCluster cluster,
+            Path table,
+            long keys,
+            long checkpointMillis,
+            double recordsPerSecond)
             throws Exception {
         long records = keys + keys / 9; // 10% of all records are updates
         String location = table.toString();
@@ -68,8 +77,16 @@ final class FlinkThroughput {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(checkpointMillis);
         DataGeneratorSource<RowData> source =
-                new DataGeneratorSource<>(
-                        index -> record(index, keys), records, InternalTypeInfo.of(ROW_TYPE));
+                recordsPerSecond > 0
+                        ? new DataGeneratorSource<>(
+                                index -> record(index, keys),
+                                records,
+                                RateLimiterStrategy.perSecond(recordsPerSecond),
+                                InternalTypeInfo.of(ROW_TYPE))
+                        : new DataGeneratorSource<>(
+                                index -> record(index, keys),
+                                records,
+                                InternalTypeInfo.of(ROW_TYPE));
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes")
                 .setParallelism(1)
                 .sinkTo(

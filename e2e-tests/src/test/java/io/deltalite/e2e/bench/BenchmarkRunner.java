@@ -25,11 +25,18 @@ final class BenchmarkRunner {
     private final int repetitions;
     private final double scale;
     private final StringBuilder report = new StringBuilder();
+    private boolean findSmallestHeap = true;
 
     BenchmarkRunner(Path work, int repetitions, double scale) {
         this.work = work;
         this.repetitions = repetitions;
         this.scale = scale;
+    }
+
+    /** Skips the search for the smallest heap (many runs), as the smoke test does. */
+    BenchmarkRunner withoutSmallestHeap() {
+        findSmallestHeap = false;
+        return this;
     }
 
     String report() {
@@ -57,7 +64,9 @@ final class BenchmarkRunner {
                 "wall ms",
                 "peak heap MiB",
                 "peak live heap MiB",
-                "peak RSS MiB");
+                "peak RSS MiB",
+                "smallest -Xmx that completes, MiB");
+        int smallest = HEAP_LADDER[0];
         for (long size : new long[] {62_500, 250_000, 1_000_000, 4_000_000, 16_000_000}) {
             long tableRows = rows(size);
             // The same number of files at every size, so every merge uses the same number of
@@ -78,13 +87,15 @@ final class BenchmarkRunner {
                                 0,
                                 0));
             }
+            smallest = smallestHeapMib("deltalite", master, tableRows, HEAP_LADDER[0]);
             row(
                     tableRows,
                     files,
                     stat(runs, r -> r.get("millis")),
                     mib(runs, "peakHeapBytes"),
                     mib(runs, "peakLiveHeapBytes"),
-                    mib(runs, "peakRssBytes"));
+                    mib(runs, "peakRssBytes"),
+                    smallest);
         }
     }
 
@@ -125,26 +136,37 @@ final class BenchmarkRunner {
                             0,
                             0));
         }
-        row("system", "wall ms", "peak heap MiB", "peak live heap MiB", "peak RSS MiB");
+        int deltaliteHeap = smallestHeapMib("deltalite", master, tableRows, HEAP_LADDER[0]);
+        int sparkHeap = smallestHeapMib("spark", master, tableRows, HEAP_LADDER[0]);
+        row(
+                "system",
+                "wall ms",
+                "peak heap MiB",
+                "peak live heap MiB",
+                "peak RSS MiB",
+                "smallest -Xmx that completes, MiB");
         row(
                 "deltalite",
                 stat(deltalite, r -> r.get("millis")),
                 mib(deltalite, "peakHeapBytes"),
                 mib(deltalite, "peakLiveHeapBytes"),
-                mib(deltalite, "peakRssBytes"));
+                mib(deltalite, "peakRssBytes"),
+                deltaliteHeap);
         row(
                 "Spark MERGE",
                 stat(spark, r -> r.get("millis")),
                 mib(spark, "peakHeapBytes"),
                 mib(spark, "peakLiveHeapBytes"),
-                mib(spark, "peakRssBytes"));
+                mib(spark, "peakRssBytes"),
+                sparkHeap);
         report.append(
                 String.format(
-                        "%nRatios (Spark / deltalite, medians): time %.1f×, peak heap %.1f×, peak live heap %.1f×, peak RSS %.1f×%n",
+                        "%nRatios (Spark / deltalite, medians): time %.1f×, peak heap %.1f×, peak live heap %.1f×, peak RSS %.1f×, smallest heap %.1f×%n",
                         ratio(spark, deltalite, "millis"),
                         ratio(spark, deltalite, "peakHeapBytes"),
                         ratio(spark, deltalite, "peakLiveHeapBytes"),
-                        ratio(spark, deltalite, "peakRssBytes")));
+                        ratio(spark, deltalite, "peakRssBytes"),
+                        (double) sparkHeap / deltaliteHeap));
     }
 
     /** 3. deltalite against the floor: reading and rewriting exactly the files it touches. */
@@ -301,26 +323,105 @@ final class BenchmarkRunner {
             long localStart,
             long localRange) {
         return run(
-                List.of(
+                probeArgs(
                         workload,
-                        table.toString(),
-                        keys.name(),
-                        Long.toString(tableRows),
-                        Integer.toString(corrections),
-                        Integer.toString(inserts),
-                        Long.toString(seed),
-                        Long.toString(localStart),
-                        Long.toString(localRange)));
+                        table,
+                        keys,
+                        tableRows,
+                        corrections,
+                        inserts,
+                        seed,
+                        localStart,
+                        localRange));
+    }
+
+    private static List<String> probeArgs(
+            String workload,
+            Path table,
+            Keys keys,
+            long tableRows,
+            int corrections,
+            int inserts,
+            long seed,
+            long localStart,
+            long localRange) {
+        return List.of(
+                workload,
+                table.toString(),
+                keys.name(),
+                Long.toString(tableRows),
+                Integer.toString(corrections),
+                Integer.toString(inserts),
+                Long.toString(seed),
+                Long.toString(localStart),
+                Long.toString(localRange));
+    }
+
+    /** The smallest heap a scattered 5,000-change merge of {@code master} completes in. */
+    private int smallestHeapMib(String workload, Path master, long tableRows, int fromMib) {
+        return smallestHeapMib(
+                () ->
+                        probeArgs(
+                                workload,
+                                copy(master),
+                                Keys.SEQUENTIAL,
+                                tableRows,
+                                count(2_500),
+                                count(2_500),
+                                0,
+                                0,
+                                0),
+                fromMib);
     }
 
     /** Runs {@link BenchProbe} in a new JVM and returns what it measured. */
     static Map<String, Long> run(List<String> probeArgs) {
+        Map<String, Long> result = run(probeArgs, List.of("-Xmx4g", "-XX:+UseG1GC"));
+        if (result == null) {
+            throw new IllegalStateException("benchmark run " + probeArgs + " ran out of memory");
+        }
+        return result;
+    }
+
+    /** The heaps tried, in MiB, to find the smallest one a run completes in. */
+    private static final int[] HEAP_LADDER = {
+        64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072
+    };
+
+    /**
+     * The smallest maximum heap (from {@link #HEAP_LADDER}, starting at {@code fromMib}) in which a
+     * run completes: the most direct measure of the memory a merge needs, free of how much garbage
+     * a generous heap lets accumulate. Each attempt runs on a fresh table copy.
+     */
+    private int smallestHeapMib(java.util.function.Supplier<List<String>> probeArgs, int fromMib) {
+        if (!findSmallestHeap) {
+            return -1;
+        }
+        for (int heap : HEAP_LADDER) {
+            if (heap < fromMib) {
+                continue;
+            }
+            Map<String, Long> result =
+                    run(
+                            probeArgs.get(),
+                            List.of(
+                                    "-Xmx" + heap + "m",
+                                    "-XX:+UseParallelGC",
+                                    "-XX:+ExitOnOutOfMemoryError"));
+            if (result != null) {
+                return heap;
+            }
+        }
+        return -1;
+    }
+
+    /** Runs {@link BenchProbe} in a new JVM; null when it ran out of memory. */
+    private static Map<String, Long> run(List<String> probeArgs, List<String> memoryOptions) {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(memoryOptions);
         command.addAll(
                 List.of(
-                        "-Xmx4g",
-                        "-XX:+UseG1GC",
                         "--add-opens=java.base/java.lang=ALL-UNNAMED",
                         "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
                         "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
@@ -363,6 +464,9 @@ final class BenchmarkRunner {
                     }
                     return result;
                 }
+            }
+            if (output.stream().anyMatch(line -> line.contains("OutOfMemoryError"))) {
+                return null;
             }
             throw new IllegalStateException(
                     "benchmark run "

@@ -13,7 +13,7 @@ class BenchmarkSmokeTest {
 
     @Test
     void everyScenarioRunsAndReports() {
-        BenchmarkRunner runner = new BenchmarkRunner(dir, 1, 0.004);
+        BenchmarkRunner runner = new BenchmarkRunner(dir, 1, 0.004).withoutSmallestHeap();
         BenchmarkSuite.runScenarios(
                 runner, List.of("memory", "spark", "floor", "amplification", "probe"));
         String report = runner.report();

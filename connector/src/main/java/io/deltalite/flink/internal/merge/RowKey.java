@@ -4,10 +4,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The match-key values of one row, compared the way SQL {@code MERGE} compares keys: binary by
- * content, {@code -0.0} different from {@code 0.0}, {@code NaN} equal to {@code NaN} ({@link
- * Double#equals} semantics). A key with a null component never exists as a {@code RowKey}: such
- * rows never match.
+ * The match-key values of one row: binary compared by content, floating point by value bits ({@link
+ * Double#equals} semantics: {@code -0.0} differs from {@code 0.0}, {@code NaN} equals {@code NaN} —
+ * unlike Spark's {@code MERGE}, which treats the two zeros as one key). A key with a null component
+ * never exists as a {@code RowKey}: such rows never match.
  */
 public final class RowKey {
     private final Object[] values;
