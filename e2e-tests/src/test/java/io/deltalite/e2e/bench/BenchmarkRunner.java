@@ -465,7 +465,13 @@ final class BenchmarkRunner {
                     return result;
                 }
             }
-            if (output.stream().anyMatch(line -> line.contains("OutOfMemoryError"))) {
+            // Spark refuses to start below about 450 MiB of heap: for this measure, that heap
+            // is too small just the same.
+            if (output.stream()
+                    .anyMatch(
+                            line ->
+                                    line.contains("OutOfMemoryError")
+                                            || line.contains("INVALID_DRIVER_MEMORY"))) {
                 return null;
             }
             throw new IllegalStateException(
