@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A user puts deltalite's one drop-in jar into Flink's {@code lib/} and writes to a deltalite
- * table from Flink's own SQL client: no other deltalite, Delta, Parquet or Hadoop jar exists on
- * the class path.
+ * A user puts deltalite's one drop-in jar into Flink's {@code lib/} and writes to a deltalite table
+ * from Flink's own SQL client: no other deltalite, Delta, Parquet or Hadoop jar exists on the class
+ * path.
  */
 class DropInSqlJarTest {
     @TempDir Path dir;
@@ -28,8 +28,12 @@ class DropInSqlJarTest {
                 flink.jars(flink.lib()).stream()
                         .map(jar -> jar.getFileName().toString())
                         .filter(name -> !name.startsWith("flink-"))
-                        .filter(name -> name.contains("deltalite") || name.contains("delta-kernel")
-                                || name.contains("parquet") || name.contains("hadoop"))
+                        .filter(
+                                name ->
+                                        name.contains("deltalite")
+                                                || name.contains("delta-kernel")
+                                                || name.contains("parquet")
+                                                || name.contains("hadoop"))
                         .toList();
         assertThat(deltaliteJars).containsExactly("deltalite-connector-sql.jar");
 
