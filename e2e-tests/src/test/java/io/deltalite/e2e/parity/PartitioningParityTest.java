@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.testing.HostileValues;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -24,35 +24,14 @@ class PartitioningParityTest {
     private static final TableDefinition UNPARTITIONED = ParityTables.orders(false);
 
     /** Partition values that a path, a URI or a Hive-style directory name treats specially. */
-    static final List<String> HOSTILE =
-            Arrays.asList(
-                    "it's",
-                    "say \"hi\"",
-                    "a/b",
-                    "/leading/slash/",
-                    "a=b",
-                    "p=q/r=s",
-                    "100%",
-                    "%25",
-                    "%2F",
-                    "a b",
-                    " ",
-                    "tab\there",
-                    "new\nline",
-                    "a+b",
-                    "a?b#c&d",
-                    "C:\\windows",
-                    "{curly}[square]",
-                    "..",
-                    "ünïcödé",
-                    "日本語",
-                    "emoji \uD83D\uDE00 outside the BMP",
-                    // Not "__HIVE_DEFAULT_PARTITION__", which Spark turns into null: see
-                    // MergeDivergenceTest.
-                    "__HIVE_DEFAULT_PARTITION__x",
-                    "null",
-                    "",
-                    null);
+    static final List<String> HOSTILE = withEmptyAndNull(HostileValues.PARTITION_STRINGS);
+
+    private static List<String> withEmptyAndNull(List<String> values) {
+        List<String> all = new ArrayList<>(values);
+        all.add("");
+        all.add(null);
+        return all;
+    }
 
     @TempDir Path dir;
 

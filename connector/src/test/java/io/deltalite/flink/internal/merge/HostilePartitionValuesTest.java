@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.internal.merge.ValueType.Kind;
+import io.deltalite.flink.testing.HostileValues;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -29,34 +29,7 @@ class HostilePartitionValuesTest {
                     List.of("p"),
                     Map.of());
 
-    /** Values that a path, a URI or a Hive-style partition directory treats specially. */
-    static final List<String> HOSTILE =
-            Arrays.asList(
-                    "it's",
-                    "say \"hi\"",
-                    "a/b",
-                    "/leading/slash/",
-                    "a=b",
-                    "p=q/r=s",
-                    "100%",
-                    "%25",
-                    "%2F",
-                    "a b",
-                    " ",
-                    "tab\there",
-                    "new\nline",
-                    "a+b",
-                    "a?b#c&d",
-                    "C:\\windows",
-                    "{curly}[square]",
-                    "*:<>|",
-                    "..",
-                    ".",
-                    "ünïcödé",
-                    "日本語",
-                    "emoji \uD83D\uDE00 outside the BMP",
-                    "__HIVE_DEFAULT_PARTITION__x",
-                    "null");
+    static final List<String> HOSTILE = HostileValues.PARTITION_STRINGS;
 
     @TempDir Path dir;
 
