@@ -16,9 +16,9 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 
 /**
- * Runs the SQL script {@code sql/cdc-to-delta.sql} in a local table environment: Debezium
- * change events of an orders table, read with the filesystem connector, mirrored into a
- * deltalite table. Then prints the table.
+ * Runs the SQL script {@code sql/cdc-to-delta.sql} in a local table environment: Debezium change
+ * events of an orders table, read with the filesystem connector, mirrored into a deltalite table.
+ * Then prints the table.
  *
  * <pre>
  *   mvn -B -ntp install -DskipTests &amp;&amp; mvn -B -ntp -pl examples exec:exec -Dexample.main=io.deltalite.examples.SqlCdcExample
@@ -39,18 +39,22 @@ public final class SqlCdcExample {
         System.out.printf("The table at %s now holds %d orders:%n", table, rows.size());
         rows.sort((a, b) -> Long.compare((Long) a[0], (Long) b[0]));
         for (Object[] row : rows) {
-            System.out.printf("  order %-3d day %s amount %-5d %s%n", row[0], row[1], row[2], row[3]);
+            System.out.printf(
+                    "  order %-3d day %s amount %-5d %s%n", row[0], row[1], row[2], row[3]);
         }
     }
 
-    /** Runs the script against {@code table} and returns the table's rows (id, day, amount, note). */
+    /**
+     * Runs the script against {@code table} and returns the table's rows (id, day, amount, note).
+     */
     public static List<Object[]> run(String table) throws Exception {
         Path events = Files.createTempFile("orders-debezium", ".json");
         try (InputStream in = resource("sql/orders-debezium.json")) {
             Files.copy(in, events, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         Configuration configuration = new Configuration();
-        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, java.time.Duration.ofSeconds(1));
+        configuration.set(
+                CheckpointingOptions.CHECKPOINTING_INTERVAL, java.time.Duration.ofSeconds(1));
         TableEnvironment tables =
                 TableEnvironment.create(
                         EnvironmentSettings.newInstance()

@@ -19,9 +19,9 @@ import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampNTZType;
 import io.delta.kernel.types.TimestampType;
-import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 import java.util.ArrayList;
@@ -31,9 +31,9 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Reads a table back with Delta Kernel's public API — an independent reader, not deltalite
- * — to check what the job wrote. (deltalite never writes deletion vectors, so the files are read as
- * they are.)
+ * Reads a table back with Delta Kernel's public API — an independent reader, not deltalite — to
+ * check what the job wrote. (deltalite never writes deletion vectors, so the files are read as they
+ * are.)
  */
 final class TableReadBack {
     private TableReadBack() {}
@@ -88,7 +88,8 @@ final class TableReadBack {
             Object[] values = new Object[logical.length()];
             for (int i = 0; i < values.length; i++) {
                 StructField field = logical.at(i);
-                ColumnVector vector = batch.getColumnVector(batch.getSchema().indexOf(field.getName()));
+                ColumnVector vector =
+                        batch.getColumnVector(batch.getSchema().indexOf(field.getName()));
                 values[i] = vector.isNullAt(row) ? null : value(vector, row, field.getDataType());
             }
             rows.add(values);
@@ -101,7 +102,8 @@ final class TableReadBack {
             return vector.getBoolean(row);
         } else if (type instanceof IntegerType || type instanceof DateType) {
             return vector.getInt(row);
-        } else if (type instanceof LongType || type instanceof TimestampType
+        } else if (type instanceof LongType
+                || type instanceof TimestampType
                 || type instanceof TimestampNTZType) {
             return vector.getLong(row);
         } else if (type instanceof DoubleType) {

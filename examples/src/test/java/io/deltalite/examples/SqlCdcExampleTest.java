@@ -16,12 +16,18 @@ class SqlCdcExampleTest {
         List<Object[]> rows = SqlCdcExample.run(dir.resolve("orders").toString());
         // 20 orders created, 3 deleted, one re-created, one read from a snapshot.
         assertThat(rows).hasSize(19);
-        assertThat(rows).filteredOn(row -> row[0].equals(4L))
+        assertThat(rows)
+                .filteredOn(row -> row[0].equals(4L))
                 .singleElement()
-                .satisfies(row -> assertThat(row).containsExactly(4L, "2024-06-01", 42, "moved back"));
-        assertThat(rows).filteredOn(row -> row[0].equals(6L))
+                .satisfies(
+                        row -> assertThat(row).containsExactly(4L, "2024-06-01", 42, "moved back"));
+        assertThat(rows)
+                .filteredOn(row -> row[0].equals(6L))
                 .singleElement()
-                .satisfies(row -> assertThat(row).containsExactly(6L, "2024-06-03", 600, "re-created"));
+                .satisfies(
+                        row ->
+                                assertThat(row)
+                                        .containsExactly(6L, "2024-06-03", 600, "re-created"));
         assertThat(rows).noneMatch(row -> row[0].equals(2L) || row[0].equals(9L));
     }
 

@@ -92,6 +92,44 @@ public final class DeltaHistory {
         return uncommitted;
     }
 
+    /**
+     * Data files the latest version of the table references (by replaying every commit file) that
+     * are not on disk: a table pointing at deleted files.
+     */
+    public static List<String> missingReferencedFiles(Path table) {
+        java.util.Set<String> live = new java.util.LinkedHashSet<>();
+        try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
+            for (Path file :
+                    files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))
+                            .sorted()
+                            .toList()) {
+                for (String line : Files.readAllLines(file)) {
+                    if (line.isBlank()) {
+                        continue;
+                    }
+                    JsonNode action = JSON.readTree(line);
+                    if (action.has("add")) {
+                        live.add(action.get("add").get("path").asText());
+                    } else if (action.has("remove")) {
+                        live.remove(action.get("remove").get("path").asText());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> missing = new ArrayList<>();
+        java.net.URI root = table.toUri();
+        for (String path : live) {
+            java.net.URI uri = java.net.URI.create(path);
+            Path file = Path.of(uri.isAbsolute() ? uri : root.resolve(uri));
+            if (!Files.exists(file)) {
+                missing.add(path);
+            }
+        }
+        return missing;
+    }
+
     /** The (appId, checkpoint) pairs of all commits that carry one, in version order. */
     public static List<String> transactionIds(Path table) {
         List<String> ids = new ArrayList<>();

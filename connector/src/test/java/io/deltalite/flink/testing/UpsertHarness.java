@@ -24,18 +24,21 @@ public final class UpsertHarness implements AutoCloseable {
 
     private final String appId;
     private final String location;
+    private final MergeOptions options;
     private final DeltaTable table;
     private final ExecutorService files;
     private final MergeWriter writer;
     private final CheckpointCommitter committer;
     private long checkpoint;
 
-    private UpsertHarness(String location, DeltaTable table, MergeOptions options, String appId) {
+    private UpsertHarness(
+            String location, DeltaTable table, MergeOptions options, String appId, int subtask) {
         this.appId = appId;
         this.location = location;
         this.table = table;
+        this.options = options;
         this.files = Executors.newFixedThreadPool(options.maxParallelFiles());
-        this.writer = new MergeWriter(table, options, appId, 2, files);
+        this.writer = new MergeWriter(table, options, appId, subtask, 2, files);
         this.committer =
                 new CheckpointCommitter(table, new PartitionMerger(table, options, files), options);
         // Reopening a table continues after the checkpoints committed earlier, as after a restart.
@@ -51,11 +54,30 @@ public final class UpsertHarness implements AutoCloseable {
     /** A harness committing under its own transaction application id. */
     public static UpsertHarness open(
             String location, TableDefinition definition, MergeOptions options, String appId) {
+        return open(location, definition, options, appId, 0);
+    }
+
+    /** A harness whose writer is subtask {@code subtask} of the sink's writers. */
+    public static UpsertHarness open(
+            String location,
+            TableDefinition definition,
+            MergeOptions options,
+            String appId,
+            int subtask) {
         return new UpsertHarness(
                 location,
                 DeltaTable.open(location, Map.of(), options, definition, true),
                 options,
-                appId);
+                appId,
+                subtask);
+    }
+
+    /** Another writer subtask of the same sink: same table, same app id. */
+    public static UpsertHarness attach(UpsertHarness other, int subtask) {
+        UpsertHarness attached =
+                new UpsertHarness(other.location, other.table, other.options, other.appId, subtask);
+        attached.checkpoint = other.checkpoint;
+        return attached;
     }
 
     public DeltaTable table() {
@@ -86,6 +108,19 @@ public final class UpsertHarness implements AutoCloseable {
         checkpoint++;
         writer.prepared(checkpoint);
         return results;
+    }
+
+    /** Prepares the buffered changes as checkpoint {@code checkpointId}. */
+    public List<PartitionWriteResult> prepareAs(long checkpointId) {
+        List<PartitionWriteResult> results = writer.prepare();
+        checkpoint = checkpointId;
+        writer.prepared(checkpointId);
+        return results;
+    }
+
+    /** Prepares the buffered changes as checkpoint {@code checkpointId} and commits them. */
+    public CommitOutcome commitAs(long checkpointId) {
+        return commitPrepared(checkpointId, prepareAs(checkpointId));
     }
 
     public long lastCheckpoint() {

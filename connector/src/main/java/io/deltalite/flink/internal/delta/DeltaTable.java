@@ -165,6 +165,10 @@ public final class DeltaTable implements MergeTable {
      * out of the game.
      */
     private static FileIO fileIO(String location, StorageSettings storage) {
+        return new FaultInjectingFileIO(storageFileIO(location, storage));
+    }
+
+    private static FileIO storageFileIO(String location, StorageSettings storage) {
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         HadoopFileIO hadoop = new HadoopFileIO(hadoopConf);
         if (LocalLogFileIO.isLocal(location)) {

@@ -1,0 +1,94 @@
+package io.deltalite.flink.internal.delta;
+
+import io.delta.kernel.defaults.engine.fileio.FileIO;
+import io.delta.kernel.defaults.engine.fileio.InputFile;
+import io.delta.kernel.defaults.engine.fileio.OutputFile;
+import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
+import io.delta.kernel.defaults.engine.fileio.SeekableInputStream;
+import io.delta.kernel.utils.CloseableIterator;
+import io.deltalite.flink.internal.delta.StorageFaults.Operation;
+import java.io.IOException;
+
+/** The outermost layer of a table's file access: it gives {@link StorageFaults} its chance. */
+final class FaultInjectingFileIO extends ForwardingFileIO {
+
+    FaultInjectingFileIO(FileIO delegate) {
+        super(delegate);
+    }
+
+    @Override
+    public OutputFile newOutputFile(String path) {
+        OutputFile file = delegate.newOutputFile(path);
+        Operation operation =
+                LogFiles.isCommitFile(path) ? Operation.WRITE_COMMIT_FILE : Operation.WRITE_FILE;
+        return new OutputFile() {
+            @Override
+            public String path() {
+                return file.path();
+            }
+
+            @Override
+            public PositionOutputStream create(boolean putIfAbsent) throws IOException {
+                StorageFaults.at(operation, path, false);
+                PositionOutputStream out = file.create(putIfAbsent);
+                return new PositionOutputStream() {
+                    @Override
+                    public long getPos() throws IOException {
+                        return out.getPos();
+                    }
+
+                    @Override
+                    public void write(int b) throws IOException {
+                        out.write(b);
+                    }
+
+                    @Override
+                    public void write(byte[] b, int off, int len) throws IOException {
+                        out.write(b, off, len);
+                    }
+
+                    @Override
+                    public void flush() throws IOException {
+                        out.flush();
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        out.close();
+                        StorageFaults.at(operation, path, true);
+                    }
+                };
+            }
+
+            @Override
+            public void writeAtomically(CloseableIterator<String> data, boolean overwrite)
+                    throws IOException {
+                StorageFaults.at(operation, path, false);
+                file.writeAtomically(data, overwrite);
+                StorageFaults.at(operation, path, true);
+            }
+        };
+    }
+
+    @Override
+    public InputFile newInputFile(String path, long fileSize) {
+        InputFile file = delegate.newInputFile(path, fileSize);
+        return new InputFile() {
+            @Override
+            public long length() throws IOException {
+                return file.length();
+            }
+
+            @Override
+            public String path() {
+                return file.path();
+            }
+
+            @Override
+            public SeekableInputStream newStream() throws IOException {
+                StorageFaults.at(Operation.READ_FILE, path, false);
+                return file.newStream();
+            }
+        };
+    }
+}

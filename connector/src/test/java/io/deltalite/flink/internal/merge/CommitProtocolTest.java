@@ -1,0 +1,320 @@
+package io.deltalite.flink.internal.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.deltalite.flink.exceptions.DeltaLiteCommitConflictException;
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.internal.delta.ForeignWriter;
+import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.StorageFaults;
+import io.deltalite.flink.internal.merge.ValueType.Kind;
+import io.deltalite.flink.sink.PruneStrategy;
+import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The commit protocol where it is hardest: commits whose outcome is unknown, re-merges while a
+ * writer reads, appends beside another writer, restored results of several writers.
+ */
+class CommitProtocolTest {
+    private static final TableDefinition ITEMS =
+            new TableDefinition(
+                    List.of(
+                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                    List.of("id"),
+                    List.of(),
+                    Map.of());
+
+    private static final TableDefinition EVENTS =
+            new TableDefinition(ITEMS.columns(), List.of(), List.of(), Map.of());
+
+    private static final TableDefinition BY_DAY =
+            new TableDefinition(
+                    List.of(
+                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                            new ValueType.Field("day", ValueType.of(Kind.STRING), true),
+                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                    List.of("id"),
+                    List.of("day"),
+                    Map.of());
+
+    @TempDir Path dir;
+
+    @AfterEach
+    void disarm() {
+        StorageFaults.disarm();
+    }
+
+    /**
+     * The commit file of a re-merged checkpoint lands, but the store then reports an error (a
+     * failed status call after the write, or S3A retrying its own conditional put and getting 412).
+     * The next attempt finds the checkpoint committed; it must not delete the re-merge's files,
+     * which the landed version references.
+     */
+    @ParameterizedTest(name = "error after landing: {0}")
+    @ValueSource(strings = {"io-error", "already-exists"})
+    void aCommitThatLandedButReportedAnErrorKeepsEveryFileItReferences(String error) {
+        try (UpsertHarness harness = open(ITEMS)) {
+            seedThreeFiles(harness);
+            harness.upsert(15L, "ours");
+            List<PartitionWriteResult> results = harness.prepare();
+            // Another writer compacts the table: the checkpoint is merged again at commit.
+            ForeignWriter.compact(location(), ITEMS.toSchema());
+            AtomicInteger landed = new AtomicInteger();
+            StorageFaults.arm(
+                    (operation, path, done) -> {
+                        if (operation == StorageFaults.Operation.WRITE_COMMIT_FILE
+                                && done
+                                && landed.getAndIncrement() == 0) {
+                            throw error.equals("io-error")
+                                    ? new IOException("connection reset after the write")
+                                    : new FileAlreadyExistsException(path);
+                        }
+                    });
+
+            CommitOutcome outcome = harness.commitPrepared(harness.lastCheckpoint(), results);
+
+            assertThat(landed.get()).isEqualTo(1);
+            assertThat(outcome.status()).isEqualTo(CommitOutcome.Status.COMMITTED);
+            assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+            assertThat(Rows.sorted(harness.read())).isEqualTo(Rows.sorted(seededWith(15, "ours")));
+            assertThat(DeltaHistory.transactionIds(dir))
+                    .filteredOn(id -> id.startsWith(UpsertHarness.APP_ID))
+                    .hasSize(4);
+        }
+    }
+
+    /** A store that refuses the commit file is reported as a storage failure, not as a conflict. */
+    @Test
+    void aCommitFileThatCannotBeWrittenIsReportedAsAStorageFailure() {
+        try (UpsertHarness harness = open(ITEMS, MergeOptions.DEFAULTS.withCommitRetries(2))) {
+            seedThreeFiles(harness);
+            long version = KernelTableReader.latestVersion(location());
+            harness.upsert(15L, "ours");
+            List<PartitionWriteResult> results = harness.prepare();
+            StorageFaults.arm(
+                    (operation, path, done) -> {
+                        if (operation == StorageFaults.Operation.WRITE_COMMIT_FILE && !done) {
+                            throw new IOException("No space left on device");
+                        }
+                    });
+
+            assertThatThrownBy(() -> harness.commitPrepared(harness.lastCheckpoint(), results))
+                    .isInstanceOf(DeltaLiteException.class)
+                    .isNotInstanceOf(DeltaLiteCommitConflictException.class)
+                    .hasMessageContaining(location())
+                    .hasMessageContaining("checkpoint " + harness.lastCheckpoint())
+                    .hasMessageContaining("No space left on device")
+                    .hasMessageNotContaining("other writers");
+            StorageFaults.disarm();
+            assertThat(KernelTableReader.latestVersion(location())).isEqualTo(version);
+        }
+    }
+
+    /**
+     * A re-merged checkpoint replaces the survivor files its writer produced. A writer whose view
+     * still holds them reads them while the commit lands; they are deleted only once that writer
+     * has seen the commit, and the table ends without an unreferenced file.
+     */
+    @Test
+    void aReMergedCommitDeletesNoFileAWriterStillReads() {
+        try (UpsertHarness harness = open(ITEMS)) {
+            seedThreeFiles(harness);
+            harness.upsert(15L, "ours");
+            List<PartitionWriteResult> results = harness.prepare();
+            List<DataFile> survivors = results.get(0).survivorFiles();
+            assertThat(survivors).hasSize(1);
+            String survivor = survivors.get(0).path();
+            ForeignWriter.compact(location(), ITEMS.toSchema());
+            long checkpoint = harness.lastCheckpoint();
+            AtomicBoolean committed = new AtomicBoolean();
+            AtomicInteger readsAfterCommit = new AtomicInteger();
+            StorageFaults.arm(
+                    (operation, path, done) -> {
+                        if (operation == StorageFaults.Operation.READ_FILE
+                                && path.equals(survivor)) {
+                            if (committed.compareAndSet(false, true)) {
+                                // The commit lands while the writer is about to read the file.
+                                harness.commitPrepared(checkpoint, results);
+                            }
+                            readsAfterCommit.incrementAndGet();
+                        }
+                    });
+
+            // The writer's next merge updates a key of the survivor file's range.
+            harness.upsert(16L, "next");
+            harness.commit();
+
+            assertThat(readsAfterCommit.get()).isGreaterThan(0);
+            // A later merge sees both checkpoints committed and cleans up.
+            harness.upsert(17L, "last");
+            harness.commit();
+            harness.upsert(18L, "after");
+            harness.prepare();
+            List<Object[]> expected = seededWith(15, "ours");
+            replace(expected, 16, "next");
+            replace(expected, 17, "last");
+            assertThat(Rows.sorted(harness.read())).isEqualTo(Rows.sorted(expected));
+            assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+            assertThat(Files.exists(Path.of(java.net.URI.create(survivor)))).isFalse();
+        }
+    }
+
+    /**
+     * An append-only table beside a writer that compacts or appends: the appends are rebased onto
+     * the new version, never merged again (there is no key to merge by).
+     */
+    @ParameterizedTest(name = "prune strategy {0}")
+    @EnumSource(PruneStrategy.class)
+    void appendsBesideAnotherWriterAreRebasedNotMergedAgain(PruneStrategy strategy) {
+        try (UpsertHarness harness =
+                open(EVENTS, MergeOptions.DEFAULTS.withPruneStrategy(strategy))) {
+            List<Object[]> expected = new ArrayList<>();
+            for (long batch = 0; batch < 3; batch++) {
+                for (long id = batch * 10; id < batch * 10 + 10; id++) {
+                    harness.upsert(id, "ours");
+                    expected.add(new Object[] {id, "ours"});
+                }
+                harness.commit();
+            }
+            harness.upsert(100L, "pending");
+            expected.add(new Object[] {100L, "pending"});
+            List<PartitionWriteResult> results = harness.prepare();
+            ForeignWriter.compact(location(), EVENTS.toSchema());
+            ForeignWriter.append(
+                    location(),
+                    EVENTS.toSchema(),
+                    PartitionValues.UNPARTITIONED,
+                    List.<Object[]>of(new Object[] {5L, "theirs"}),
+                    ForeignWriter.Statistics.EXACT);
+            expected.add(new Object[] {5L, "theirs"});
+
+            CommitOutcome outcome = harness.commitPrepared(harness.lastCheckpoint(), results);
+
+            assertThat(outcome.status()).isEqualTo(CommitOutcome.Status.COMMITTED);
+            assertThat(outcome.remergedPartitions()).isZero();
+            assertThat(outcome.stats().filesRemoved()).isZero();
+            assertThat(Rows.sorted(harness.read())).isEqualTo(Rows.sorted(expected));
+        }
+    }
+
+    /**
+     * After a downscale, one writer restores the pending results that two writers prepared for the
+     * same checkpoint. It keeps both in its view, and once the checkpoint is committed it removes
+     * both journal entries.
+     */
+    @Test
+    void resultsOfTwoWritersForOneCheckpointRestoredIntoOneAreAllKept() {
+        MergeOptions options = MergeOptions.DEFAULTS;
+        try (UpsertHarness first = open(BY_DAY, options, "rescaled", 0);
+                UpsertHarness second = UpsertHarness.attach(first, 1)) {
+            first.upsert(1L, "a", "first");
+            second.upsert(2L, "b", "second");
+            List<PartitionWriteResult> results = new ArrayList<>(first.prepare());
+            results.addAll(second.prepareAs(first.lastCheckpoint()));
+            long checkpoint = first.lastCheckpoint();
+            List<CheckpointResults> restored = new ArrayList<>(first.writer().pending());
+            restored.addAll(second.writer().pending());
+
+            try (UpsertHarness downscaled = UpsertHarness.attach(first, 0)) {
+                downscaled.writer().restorePending(restored);
+                assertThat(downscaled.writer().pending())
+                        .flatMap(CheckpointResults::results)
+                        .extracting(PartitionWriteResult::partition)
+                        .containsExactlyInAnyOrder(
+                                new PartitionValues(List.of("a")),
+                                new PartitionValues(List.of("b")));
+                first.commitPrepared(checkpoint, results);
+                // Updates of both keys, merged against the restored view.
+                downscaled.upsert(1L, "a", "updated");
+                downscaled.upsert(2L, "b", "updated");
+                downscaled.commitAs(checkpoint + 1);
+
+                assertThat(downscaled.writer().pending()).isEmpty();
+                assertThat(Rows.sorted(downscaled.read()))
+                        .isEqualTo(
+                                Rows.sorted(
+                                        List.of(
+                                                new Object[] {1L, "a", "updated"},
+                                                new Object[] {2L, "b", "updated"})));
+                downscaled.upsert(3L, "a", "x");
+                downscaled.prepareAs(checkpoint + 2);
+            }
+            assertThat(journalEntries())
+                    .allMatch(name -> name.startsWith(String.format("%020d", checkpoint + 2)));
+        }
+    }
+
+    private List<String> journalEntries() {
+        Path journal = dir.resolve("_deltalite/journal");
+        if (!Files.isDirectory(journal)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(journal)) {
+            return files.filter(Files::isRegularFile)
+                    .map(file -> file.getFileName().toString())
+                    .toList();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Keys 0..29 in three files of ten, each committed as its own checkpoint. */
+    private static void seedThreeFiles(UpsertHarness harness) {
+        for (long first = 0; first < 30; first += 10) {
+            for (long id = first; id < first + 10; id++) {
+                harness.upsert(id, "initial");
+            }
+            harness.commit();
+        }
+    }
+
+    private static List<Object[]> seededWith(long id, String value) {
+        List<Object[]> rows = new ArrayList<>();
+        for (long key = 0; key < 30; key++) {
+            rows.add(new Object[] {key, key == id ? value : "initial"});
+        }
+        return rows;
+    }
+
+    private static void replace(List<Object[]> rows, long id, String value) {
+        rows.removeIf(row -> (Long) row[0] == id);
+        rows.add(new Object[] {id, value});
+    }
+
+    private UpsertHarness open(TableDefinition definition) {
+        return open(definition, MergeOptions.DEFAULTS);
+    }
+
+    private UpsertHarness open(TableDefinition definition, MergeOptions options) {
+        return UpsertHarness.open(location(), definition, options);
+    }
+
+    private UpsertHarness open(
+            TableDefinition definition, MergeOptions options, String appId, int subtask) {
+        return UpsertHarness.open(location(), definition, options, appId, subtask);
+    }
+
+    private String location() {
+        return dir.toString();
+    }
+}
