@@ -60,10 +60,11 @@ public final class DeltaLiteSinkBuilder {
     }
 
     /**
-     * The Delta transaction application id of this sink's commits. Optional: by default an id is
-     * generated when the job is built, and each checkpoint's commit carries the id it was prepared
-     * under, so replays are recognized across restarts and savepoint restores. Set it to keep one
-     * id across job submissions.
+     * The prefix of the Delta transaction application ids of this sink's commits (default {@code
+     * deltalite}), to tell in the table's history which job wrote a version. The full id adds the
+     * Flink job id and a nonce of the submission: each checkpoint's commit carries the id it was
+     * prepared under, so a replay after a failover or a savepoint restore is recognized, and every
+     * new submission — with or without state — commits all of its own checkpoints.
      */
     public DeltaLiteSinkBuilder appId(String appId) {
         this.appId = requireText(appId, "app id");

@@ -57,9 +57,10 @@ public final class DeltaLiteConnectorOptions {
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "Delta transaction application id of the sink's commits. By default one"
-                                    + " is generated per job; each checkpoint's commit carries the id"
-                                    + " it was prepared under, so replays are recognized.");
+                            "Prefix of the Delta transaction application ids of the sink's"
+                                    + " commits (default 'deltalite'); the full id adds the Flink"
+                                    + " job id and a nonce of the submission, so every submission"
+                                    + " commits all its checkpoints and replays are recognized.");
 
     public static final ConfigOption<Integer> SINK_MAX_PARALLEL_FILES =
             ConfigOptions.key("sink." + DeltaLiteOptions.MAX_PARALLEL_FILES.key())

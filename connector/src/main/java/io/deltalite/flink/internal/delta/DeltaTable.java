@@ -63,6 +63,7 @@ public final class DeltaTable implements MergeTable {
     private final Row writeState;
     private final KernelFileStore files;
     private final FileJournal journal;
+    private final StagedKeyFiles stagedKeys;
 
     private DeltaTable(
             String location,
@@ -72,6 +73,7 @@ public final class DeltaTable implements MergeTable {
             StructType kernelSchema,
             Row writeState) {
         this.journal = new FileJournal(location, fileIO);
+        this.stagedKeys = new StagedKeyFiles(location, fileIO);
         this.location = location;
         this.engine = engine;
         this.schema = schema;
@@ -382,6 +384,10 @@ public final class DeltaTable implements MergeTable {
 
     Row writeState() {
         return writeState;
+    }
+
+    StagedKeyFiles stagedKeys() {
+        return stagedKeys;
     }
 
     KernelFileStore kernelFiles() {

@@ -6,6 +6,7 @@ import io.delta.kernel.ScanBuilder;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.commit.CommitFailedException;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.MapValue;
@@ -13,6 +14,7 @@ import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.CommitStateUnknownException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
+import io.delta.kernel.exceptions.KernelEngineException;
 import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
 import io.delta.kernel.expressions.And;
 import io.delta.kernel.expressions.Column;
@@ -27,6 +29,8 @@ import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.merge.ColumnStatistics;
+import io.deltalite.flink.internal.merge.CommitOutcomeUnknownException;
+import io.deltalite.flink.internal.merge.CommitRecord;
 import io.deltalite.flink.internal.merge.ConcurrentCommitException;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.PartitionValues;
@@ -67,6 +71,9 @@ final class DeltaTableSnapshot implements TableSnapshot {
     /** The {@code add} structs of the files listed so far, by file identity, for removes. */
     private final Map<String, Row> listedAdds = new HashMap<>();
 
+    private final Map<String, OptionalLong> committedCheckpoints = new HashMap<>();
+    private CommitLogReader commitLog;
+
     DeltaTableSnapshot(DeltaTable table, Snapshot snapshot) {
         this.table = table;
         this.snapshot = snapshot;
@@ -81,9 +88,23 @@ final class DeltaTableSnapshot implements TableSnapshot {
     }
 
     @Override
-    public OptionalLong committedCheckpoint(String appId) {
-        Optional<Long> version = snapshot.getLatestTransactionVersion(engine, appId);
-        return version.map(OptionalLong::of).orElse(OptionalLong.empty());
+    public synchronized OptionalLong committedCheckpoint(String appId) {
+        return committedCheckpoints.computeIfAbsent(
+                appId,
+                id ->
+                        snapshot.getLatestTransactionVersion(engine, id)
+                                .map(OptionalLong::of)
+                                .orElse(OptionalLong.empty()));
+    }
+
+    @Override
+    public synchronized Optional<List<CommitRecord>> commitsAfter(long version) {
+        if (commitLog == null) {
+            commitLog =
+                    new CommitLogReader(
+                            engine, table.location(), tableRoot(), snapshot.getVersion());
+        }
+        return commitLog.commitsAfter(version);
     }
 
     @Override
@@ -269,7 +290,8 @@ final class DeltaTableSnapshot implements TableSnapshot {
     }
 
     @Override
-    public long commit(TableCommit commit) throws ConcurrentCommitException {
+    public long commit(TableCommit commit)
+            throws ConcurrentCommitException, CommitOutcomeUnknownException {
         Transaction transaction;
         try {
             transaction =
@@ -279,6 +301,7 @@ final class DeltaTableSnapshot implements TableSnapshot {
                             .withMaxRetries(0)
                             .build(engine);
         } catch (ConcurrentWriteException e) {
+            // Includes ConcurrentTransactionException: the checkpoint was committed meanwhile.
             throw new ConcurrentCommitException(e.getMessage(), e);
         }
         Row state = transaction.getTransactionState(engine);
@@ -330,10 +353,17 @@ final class DeltaTableSnapshot implements TableSnapshot {
                             engine,
                             CloseableIterable.inMemoryIterable(
                                     KernelIterators.of(actions.iterator())));
-        } catch (ConcurrentWriteException
-                | MaxCommitRetryLimitReachedException
-                | CommitStateUnknownException e) {
+        } catch (ConcurrentWriteException e) {
             throw new ConcurrentCommitException(e.getMessage(), e);
+        } catch (MaxCommitRetryLimitReachedException e) {
+            // With no retries, Kernel reports its one failed attempt this way; its cause says
+            // whether the version existed (a conflict) or the store failed (unknown outcome).
+            if (e.getCause() instanceof CommitFailedException failed && failed.isConflict()) {
+                throw new ConcurrentCommitException(e.getMessage(), e);
+            }
+            throw new CommitOutcomeUnknownException(e.getMessage(), e);
+        } catch (CommitStateUnknownException | UncheckedIOException | KernelEngineException e) {
+            throw new CommitOutcomeUnknownException(e.getMessage(), e);
         }
         runPostCommitHooks(result);
         return result.getVersion();

@@ -17,12 +17,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The attempt journal as small files under {@code <table>/_deltalite/journal/<appId>/}: one file
- * {@code <checkpoint>-<subtask>.files} per writer subtask and checkpoint, one data file path per
- * line. Delta readers and {@code VACUUM} ignore directories starting with an underscore.
+ * {@code <checkpoint>-<owner>.files} per owner and checkpoint. The first line is {@code
+ * #deltalite-journal 2 <notCommittedAt>}, then one file path per line. (Files of the first format
+ * are named {@code <checkpoint>-<subtask>.files} and hold only paths.) Delta readers and {@code
+ * VACUUM} ignore directories starting with an underscore.
  */
 final class FileJournal implements AttemptJournal {
     private static final Logger LOG = LoggerFactory.getLogger(FileJournal.class);
     private static final String SUFFIX = ".files";
+    private static final String HEADER = "#deltalite-journal 2 ";
 
     private final String tableLocation;
     private final FileIO fileIO;
@@ -38,7 +41,7 @@ final class FileJournal implements AttemptJournal {
 
     private String path(Entry entry) {
         return directory(entry.appId())
-                + String.format("%020d-%d%s", entry.checkpointId(), entry.subtask(), SUFFIX);
+                + String.format("%020d-%s%s", entry.checkpointId(), entry.owner(), SUFFIX);
     }
 
     @Override
@@ -47,7 +50,9 @@ final class FileJournal implements AttemptJournal {
         try {
             fileIO.mkdirs(directory(entry.appId()));
             try (PositionOutputStream out = fileIO.newOutputFile(path).create(false)) {
-                out.write(String.join("\n", entry.files()).getBytes(StandardCharsets.UTF_8));
+                StringBuilder text = new StringBuilder(HEADER).append(entry.notCommittedAt());
+                entry.files().forEach(file -> text.append('\n').append(file));
+                out.write(text.toString().getBytes(StandardCharsets.UTF_8));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(
@@ -71,13 +76,24 @@ final class FileJournal implements AttemptJournal {
                 if (!name.endsWith(SUFFIX) || name.indexOf('-') < 0) {
                     continue;
                 }
-                String[] parts = name.substring(0, name.length() - SUFFIX.length()).split("-");
+                String stem = name.substring(0, name.length() - SUFFIX.length());
+                int dash = stem.indexOf('-');
+                String owner = stem.substring(dash + 1);
+                if (owner.chars().allMatch(Character::isDigit)) {
+                    owner = AttemptJournal.writer(Integer.parseInt(owner)); // first format
+                }
+                List<String> lines = read(file);
+                long notCommittedAt = -1;
+                if (!lines.isEmpty() && lines.get(0).startsWith(HEADER)) {
+                    notCommittedAt = Long.parseLong(lines.remove(0).substring(HEADER.length()));
+                }
                 entries.add(
                         new Entry(
                                 appId,
-                                Long.parseLong(parts[0]),
-                                Integer.parseInt(parts[1]),
-                                read(file)));
+                                Long.parseLong(stem.substring(0, dash)),
+                                owner,
+                                notCommittedAt,
+                                lines));
             }
         } catch (FileNotFoundException e) {
             return entries;
@@ -104,6 +120,17 @@ final class FileJournal implements AttemptJournal {
     public void remove(Entry entry) {
         try {
             fileIO.delete(path(entry));
+            String owner = entry.owner();
+            if (owner.startsWith(AttemptJournal.WRITER_PREFIX)) {
+                // An entry of the first format, written before an upgrade.
+                fileIO.delete(
+                        directory(entry.appId())
+                                + String.format(
+                                        "%020d-%s%s",
+                                        entry.checkpointId(),
+                                        owner.substring(AttemptJournal.WRITER_PREFIX.length()),
+                                        SUFFIX));
+            }
         } catch (IOException e) {
             LOG.warn("Could not remove journal entry {}: {}", path(entry), e.toString());
         }

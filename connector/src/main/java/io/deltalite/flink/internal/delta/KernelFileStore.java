@@ -183,6 +183,23 @@ final class KernelFileStore implements DataFileStore {
     }
 
     @Override
+    public io.deltalite.flink.internal.merge.StagedKeys stageKeys(
+            java.util.Collection<io.deltalite.flink.internal.merge.RowKey> keys) {
+        return table.stagedKeys().write(keys);
+    }
+
+    @Override
+    public io.deltalite.flink.internal.merge.KeyStream readStagedKeys(
+            io.deltalite.flink.internal.merge.StagedKeys file) {
+        return table.stagedKeys().read(file);
+    }
+
+    @Override
+    public boolean isStagedKeyFile(String path) {
+        return table.stagedKeys().isStaged(path);
+    }
+
+    @Override
     public RowBatch newRows(List<Object[]> rows) {
         return KernelRowBatch.of(
                 new RowsColumnarBatch(schema, dataSchema, rows),

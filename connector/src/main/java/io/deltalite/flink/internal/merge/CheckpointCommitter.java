@@ -1,6 +1,7 @@
 package io.deltalite.flink.internal.merge;
 
 import io.deltalite.flink.exceptions.DeltaLiteCommitConflictException;
+import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.sink.UpsertStats;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -8,48 +9,86 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lands the partition results of one checkpoint as one Delta commit, exactly once.
+ * Lands the partition results of one checkpoint as one Delta version, exactly once. This class owns
+ * the commit protocol; its rules are:
  *
- * <p>It relies on three facts:
- *
- * <ul>
- *   <li>the transaction id {@code (appId, checkpointId)} is written with the commit, so a table
- *       that records {@code checkpointId} or a later one for {@code appId} already holds it;
- *   <li>a result is valid only on top of the exact set of live files it was planned against ({@link
- *       PartitionWriteResult#baseFingerprint()}); if another writer changed the partition, the
- *       result is {@linkplain PartitionMerger#remerge re-merged} against the current files;
- *   <li>a commit either lands as the next version or has no effect ({@link
- *       ConcurrentCommitException}), after which everything is re-checked on the new snapshot.
- * </ul>
- *
- * Survivor files that were replaced by a re-merge are deleted once the commit has landed; before
- * that they might still be needed by a replay.
+ * <ol>
+ *   <li><b>Identity.</b> A checkpoint is committed with the Delta transaction id {@code (appId,
+ *       checkpointId)}. The app id names one <em>lineage</em> of checkpoint ids: the user's app id
+ *       (or {@code deltalite}) plus the job that prepared the checkpoint, fixed when the job is
+ *       built and submitted. Flink's checkpoint ids only grow within one job — across failovers and
+ *       rescales — so each {@code (appId, checkpointId)} names one checkpoint forever. A new
+ *       submission (a redeploy without state, another batch run, a second job started from a
+ *       savepoint) starts a new lineage for the checkpoints it prepares; the checkpoints restored
+ *       from state keep the app id they were prepared under.
+ *   <li><b>Order.</b> The checkpoints of one app id are committed in checkpoint order, each as a
+ *       version of its own, and none is skipped: Flink hands committables over in order, the
+ *       aggregator emits a checkpoint some writers skipped before the next one, and a commit that
+ *       fails fails the job rather than letting a later checkpoint pass it.
+ *   <li><b>Already committed</b> therefore means: the table records the app id at this checkpoint
+ *       id or a later one. The committable is then acknowledged and nothing is written.
+ *   <li><b>Unknown outcomes are resolved from the log.</b> An attempt may land and still report an
+ *       error (a failed call after the write; a store retrying its own conditional put). Each
+ *       attempt starts by looking up the checkpoint in the log ({@link FileReclaimer#find}); the
+ *       version that holds it tells which of this committer's files it took.
+ *   <li><b>Re-merge, never rebase blindly.</b> A result is valid only on top of the exact live
+ *       files it planned against ({@link PartitionWriteResult#baseFingerprint()}). If another
+ *       writer changed the partition, it is {@linkplain PartitionMerger#remerge merged again}
+ *       against the current files from its upsert files and deleted keys. Appends (tables without a
+ *       key) remove nothing and have no key to collide with: they are never merged again.
+ *   <li><b>Files.</b> This committer deletes only the files its own re-merges wrote, and only once
+ *       the version holding the checkpoint is known not to take them. The writers' files are theirs
+ *       to delete ({@link PendingCheckpoints}); see {@link FileReclaimer} for every rule.
+ * </ol>
  */
 public final class CheckpointCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCommitter.class);
 
     private final MergeTable table;
     private final PartitionMerger merger;
+    private final FileReclaimer reclaimer;
     private final int commitRetries;
+    private final Set<String> sweptAppIds = new HashSet<>();
 
     public CheckpointCommitter(MergeTable table, PartitionMerger merger, MergeOptions options) {
         this.table = table;
         this.merger = merger;
+        this.reclaimer = new FileReclaimer(table);
         this.commitRetries = options.commitRetries();
     }
 
     public CommitOutcome commit(CheckpointResults checkpoint) {
-        String appId = checkpoint.appId();
-        long checkpointId = checkpoint.checkpointId();
-        List<PartitionWriteResult> results = checkpoint.results();
+        Map<PartitionValues, PartitionWriteResult> current = byPartition(checkpoint);
+        if (current.isEmpty()) {
+            return new CommitOutcome(
+                    CommitOutcome.Status.NOTHING_TO_COMMIT, -1, UpsertStats.EMPTY, 0, 0);
+        }
+        Attempts attempts = new Attempts(checkpoint);
+        try {
+            return attempts.run(current);
+        } finally {
+            try {
+                sweepLeftovers(checkpoint.appId(), checkpoint.checkpointId());
+            } catch (RuntimeException e) {
+                LOG.warn(
+                        "Could not clean up files of earlier commit attempts in {}: {}",
+                        table.location(),
+                        e.toString());
+            }
+        }
+    }
+
+    private static Map<PartitionValues, PartitionWriteResult> byPartition(
+            CheckpointResults checkpoint) {
         Map<PartitionValues, PartitionWriteResult> current = new LinkedHashMap<>();
-        for (PartitionWriteResult result : results) {
+        for (PartitionWriteResult result : checkpoint.results()) {
             current.merge(
                     result.partition(),
                     result,
@@ -60,85 +99,286 @@ public final class CheckpointCommitter {
                                         + " in one checkpoint; each partition has one owner");
                     });
         }
-        if (current.isEmpty()) {
-            return new CommitOutcome(
-                    CommitOutcome.Status.NOTHING_TO_COMMIT, -1, UpsertStats.EMPTY, 0, 0);
+        return current;
+    }
+
+    /** The attempts to land one checkpoint, and the files its re-merges wrote. */
+    private final class Attempts {
+        private final String appId;
+        private final long checkpointId;
+        private final AttemptJournal.Entry journalEntry;
+        private final Map<String, DataFile> writtenHere = new HashMap<>();
+
+        /** The stats of each commit attempt made, by the set of file names it added. */
+        private final Map<Set<String>, UpsertStats> attemptedStats = new HashMap<>();
+
+        private long notCommittedAt;
+        private int remerged;
+        private boolean recorded;
+        private Exception lastFailure;
+        private boolean lastFailureWasStorage;
+
+        Attempts(CheckpointResults checkpoint) {
+            this.appId = checkpoint.appId();
+            this.checkpointId = checkpoint.checkpointId();
+            this.notCommittedAt = checkpoint.notCommittedAt();
+            this.journalEntry =
+                    new AttemptJournal.Entry(
+                            appId,
+                            checkpointId,
+                            AttemptJournal.COMMITTER_PREFIX
+                                    + UUID.randomUUID().toString().substring(0, 8),
+                            -1,
+                            List.of());
         }
-        Map<String, DataFile> writtenHere = new HashMap<>();
-        Set<PartitionValues> remerged = new HashSet<>();
-        for (int attempt = 1; attempt <= commitRetries + 1; attempt++) {
-            TableSnapshot snapshot = table.latestSnapshot();
-            OptionalLong committed = snapshot.committedCheckpoint(appId);
-            if (committed.isPresent() && committed.getAsLong() >= checkpointId) {
-                writtenHere.values().forEach(table.files()::deleteUncommitted);
-                return new CommitOutcome(
-                        CommitOutcome.Status.ALREADY_COMMITTED, -1, UpsertStats.EMPTY, attempt, 0);
+
+        CommitOutcome run(Map<PartitionValues, PartitionWriteResult> current) {
+            Set<PartitionValues> remergedPartitions = new HashSet<>();
+            for (int attempt = 1; attempt <= commitRetries + 1; attempt++) {
+                TableSnapshot snapshot = table.latestSnapshot();
+                FileReclaimer.Landing landing =
+                        reclaimer.find(snapshot, appId, checkpointId, notCommittedAt);
+                if (landing.isResolved()) {
+                    return landed(snapshot, landing, attempt, remergedPartitions.size());
+                }
+                // Not committed at this version: a valid (and closer) start for later lookups.
+                notCommittedAt = snapshot.version();
+                try {
+                    remergeChanged(snapshot, current, remergedPartitions);
+                } catch (RuntimeException e) {
+                    // A file it reads may be gone because another job committed this very
+                    // checkpoint (a job started from its savepoint) and cleaned up: look again.
+                    TableSnapshot latest = table.latestSnapshot();
+                    FileReclaimer.Landing again =
+                            reclaimer.find(latest, appId, checkpointId, notCommittedAt);
+                    if (again.isResolved()) {
+                        return landed(latest, again, attempt, remergedPartitions.size());
+                    }
+                    throw e;
+                }
+                TableCommit commit = toCommit(appId, checkpointId, current.values());
+                UpsertStats stats = total(current.values());
+                if (commit.isEmpty()) {
+                    release(snapshot, Set.of());
+                    return new CommitOutcome(
+                            CommitOutcome.Status.NOTHING_TO_COMMIT,
+                            -1,
+                            stats,
+                            attempt,
+                            remergedPartitions.size());
+                }
+                attemptedStats.put(addedNames(commit), stats);
+                noteWrittenFiles();
+                try {
+                    long version = snapshot.commit(commit);
+                    release(snapshot, addedNames(commit));
+                    return new CommitOutcome(
+                            CommitOutcome.Status.COMMITTED,
+                            version,
+                            stats.withVersion(version),
+                            attempt,
+                            remergedPartitions.size());
+                } catch (ConcurrentCommitException e) {
+                    lastFailure = e;
+                    lastFailureWasStorage = false;
+                    LOG.info(
+                            "Version {} of table {} exists already (attempt {} of {} to commit"
+                                    + " checkpoint {}); reading the log to see whose it is.",
+                            snapshot.version() + 1,
+                            table.location(),
+                            attempt,
+                            commitRetries + 1,
+                            checkpointId);
+                } catch (CommitOutcomeUnknownException e) {
+                    lastFailure = e;
+                    lastFailureWasStorage = true;
+                    LOG.warn(
+                            "Storage failed while committing checkpoint {} to table {} as version"
+                                    + " {} (attempt {} of {}); the log will tell whether it"
+                                    + " landed: {}",
+                            checkpointId,
+                            table.location(),
+                            snapshot.version() + 1,
+                            attempt,
+                            commitRetries + 1,
+                            rootMessage(e));
+                }
+                backOff(attempt);
+            }
+            TableSnapshot last = table.latestSnapshot();
+            FileReclaimer.Landing landing =
+                    reclaimer.find(last, appId, checkpointId, notCommittedAt);
+            if (landing.isResolved()) {
+                return landed(last, landing, commitRetries + 1, remergedPartitions.size());
+            }
+            throw failure(current.keySet());
+        }
+
+        /** Merges again each partition another writer changed since its result was planned. */
+        private void remergeChanged(
+                TableSnapshot snapshot,
+                Map<PartitionValues, PartitionWriteResult> current,
+                Set<PartitionValues> remergedPartitions) {
+            if (table.schema().isAppendOnly()) {
+                // Appends add files and remove none: Kernel puts them on top of any version.
+                return;
             }
             Map<PartitionValues, List<DataFile>> live = snapshot.liveFiles(current.keySet());
             for (Map.Entry<PartitionValues, PartitionWriteResult> entry : current.entrySet()) {
                 List<DataFile> liveFiles = live.getOrDefault(entry.getKey(), List.of());
                 PartitionWriteResult result = entry.getValue();
-                if (!LiveSetFingerprint.of(liveFiles).equals(result.baseFingerprint())) {
-                    LOG.info(
-                            "Partition {} of table {} changed since checkpoint {} was merged;"
-                                    + " merging it again against version {}.",
-                            result.partition().describe(table.schema().partitionColumns()),
-                            table.location(),
-                            checkpointId,
-                            snapshot.version());
-                    PartitionWriteResult redone = merger.remerge(result, liveFiles);
-                    redone.survivorFiles().forEach(file -> writtenHere.put(file.path(), file));
-                    entry.setValue(redone);
-                    remerged.add(entry.getKey());
+                if (LiveSetFingerprint.of(liveFiles).equals(result.baseFingerprint())) {
+                    continue;
                 }
-            }
-            TableCommit commit = toCommit(appId, checkpointId, current.values());
-            UpsertStats stats = total(current.values());
-            if (commit.isEmpty()) {
-                deleteUnused(writtenHere, commit);
-                return new CommitOutcome(
-                        CommitOutcome.Status.NOTHING_TO_COMMIT,
-                        -1,
-                        stats,
-                        attempt,
-                        remerged.size());
-            }
-            try {
-                long version = snapshot.commit(commit);
-                deleteUnused(writtenHere, commit);
-                deleteReplacedOriginals(results, commit);
-                return new CommitOutcome(
-                        CommitOutcome.Status.COMMITTED,
-                        version,
-                        stats.withVersion(version),
-                        attempt,
-                        remerged.size());
-            } catch (ConcurrentCommitException e) {
                 LOG.info(
-                        "Another writer committed to table {} before checkpoint {} (attempt {} of"
-                                + " {}); checking the partitions again.",
+                        "Partition {} of table {} changed since checkpoint {} was merged; merging"
+                                + " it again against version {}.",
+                        result.partition().describe(table.schema().partitionColumns()),
                         table.location(),
                         checkpointId,
-                        attempt,
-                        commitRetries + 1);
-                backOff(attempt);
+                        snapshot.version());
+                PartitionWriteResult redone = merger.remerge(result, liveFiles, snapshot.version());
+                redone.survivorFiles().forEach(file -> writtenHere.put(file.path(), file));
+                recorded = false;
+                entry.setValue(redone);
+                remergedPartitions.add(entry.getKey());
+                remerged++;
             }
         }
-        List<String> partitions = new ArrayList<>();
-        current.keySet()
-                .forEach(p -> partitions.add(p.describe(table.schema().partitionColumns())));
-        throw new DeltaLiteCommitConflictException(
-                "Checkpoint "
-                        + checkpointId
-                        + " could not be committed to table "
-                        + table.location()
-                        + " after "
-                        + (commitRetries + 1)
-                        + " attempts: other writers kept committing, touching partitions "
-                        + partitions
-                        + ". The job fails and replays the checkpoint after its"
-                        + " restart. If several jobs write the same partitions, give each its"
-                        + " own partitions, or raise 'commit-retries'.");
+
+        /** Notes the re-merge outputs before a commit can take them, in case this process dies. */
+        private void noteWrittenFiles() {
+            if (recorded || writtenHere.isEmpty()) {
+                return;
+            }
+            table.journal()
+                    .record(
+                            new AttemptJournal.Entry(
+                                    appId,
+                                    checkpointId,
+                                    journalEntry.owner(),
+                                    notCommittedAt,
+                                    new ArrayList<>(writtenHere.keySet())));
+            recorded = true;
+        }
+
+        /** The checkpoint is in the log: keep what the version took, delete the rest. */
+        private CommitOutcome landed(
+                TableSnapshot snapshot,
+                FileReclaimer.Landing landing,
+                int attempts,
+                int remergedPartitions) {
+            if (landing.status() == FileReclaimer.Status.COMMITTED) {
+                release(snapshot, landing);
+                UpsertStats ours = attemptedStats.get(landing.addedNames());
+                if (ours != null) {
+                    // One of this committer's attempts landed though it reported an error.
+                    LOG.info(
+                            "Checkpoint {} landed in table {} as version {} although its commit"
+                                    + " reported an error.",
+                            checkpointId,
+                            table.location(),
+                            landing.version());
+                    return new CommitOutcome(
+                            CommitOutcome.Status.COMMITTED,
+                            landing.version(),
+                            ours.withVersion(landing.version()),
+                            attempts,
+                            remergedPartitions);
+                }
+            } else if (landing.status() == FileReclaimer.Status.SKIPPED) {
+                release(snapshot, landing);
+            } else if (!writtenHere.isEmpty()) {
+                LOG.warn(
+                        "Checkpoint {} is committed in table {}, but the log no longer says by"
+                                + " which version; leaving {} re-merged file(s) to VACUUM.",
+                        checkpointId,
+                        table.location(),
+                        writtenHere.size());
+                table.journal().remove(journalEntry);
+            }
+            return new CommitOutcome(
+                    CommitOutcome.Status.ALREADY_COMMITTED,
+                    -1,
+                    UpsertStats.EMPTY,
+                    attempts,
+                    remergedPartitions);
+        }
+
+        private void release(TableSnapshot snapshot, FileReclaimer.Landing landing) {
+            reclaimer.reclaim(snapshot, landing, writtenHere.keySet(), true);
+            table.journal().remove(journalEntry);
+        }
+
+        /** After a commit of known content: the re-merge outputs it did not take are garbage. */
+        private void release(TableSnapshot snapshot, Set<String> addedNames) {
+            release(
+                    snapshot,
+                    new FileReclaimer.Landing(FileReclaimer.Status.COMMITTED, -1, addedNames));
+        }
+
+        private DeltaLiteException failure(Set<PartitionValues> partitions) {
+            List<String> touched = new ArrayList<>();
+            partitions.forEach(p -> touched.add(p.describe(table.schema().partitionColumns())));
+            if (lastFailureWasStorage) {
+                return new DeltaLiteException(
+                        "Checkpoint "
+                                + checkpointId
+                                + " could not be committed to table "
+                                + table.location()
+                                + ": writing the Delta log failed "
+                                + (commitRetries + 1)
+                                + " times, last with: "
+                                + rootMessage(lastFailure)
+                                + ". Nothing of it is in the table. Check that the table's"
+                                + " _delta_log is writable and the storage is reachable; the"
+                                + " job restarts and commits the checkpoint then.",
+                        lastFailure);
+            }
+            return new DeltaLiteCommitConflictException(
+                    "Checkpoint "
+                            + checkpointId
+                            + " could not be committed to table "
+                            + table.location()
+                            + " after "
+                            + (commitRetries + 1)
+                            + " attempts: other writers kept committing, touching partitions "
+                            + touched
+                            + ". The job fails and replays the checkpoint after its"
+                            + " restart. If several jobs write the same partitions, give each its"
+                            + " own partitions, or raise 'commit-retries'.");
+        }
+    }
+
+    /**
+     * Once per app id: re-merge outputs that an earlier incarnation of this committer noted and
+     * could not resolve (it died between writing them and learning the outcome) are resolved for
+     * the checkpoints up to {@code checkpointId}, which are all decided now.
+     */
+    private void sweepLeftovers(String appId, long checkpointId) {
+        if (!sweptAppIds.add(appId)) {
+            return;
+        }
+        List<AttemptJournal.Entry> leftovers = new ArrayList<>();
+        for (AttemptJournal.Entry entry : table.journal().entries(appId)) {
+            if (entry.isCommitters() && entry.checkpointId() <= checkpointId) {
+                leftovers.add(entry);
+            }
+        }
+        if (leftovers.isEmpty()) {
+            return;
+        }
+        TableSnapshot snapshot = table.latestSnapshot();
+        for (AttemptJournal.Entry entry : leftovers) {
+            FileReclaimer.Landing landing =
+                    reclaimer.find(snapshot, appId, entry.checkpointId(), entry.notCommittedAt());
+            if (landing.isResolved()) {
+                if (landing.status() != FileReclaimer.Status.UNKNOWN) {
+                    reclaimer.reclaim(snapshot, landing, entry.files(), true);
+                }
+                table.journal().remove(entry);
+            }
+        }
     }
 
     /**
@@ -148,13 +388,19 @@ public final class CheckpointCommitter {
     private static void backOff(int attempt) {
         long ceiling = Math.min(2_000, 20L << Math.min(attempt, 10));
         try {
-            Thread.sleep(
-                    java.util.concurrent.ThreadLocalRandom.current()
-                            .nextLong(ceiling / 2, ceiling + 1));
+            Thread.sleep(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting to retry a commit", e);
         }
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     private static TableCommit toCommit(
@@ -172,39 +418,20 @@ public final class CheckpointCommitter {
         return new TableCommit(appId, checkpointId, removed, added);
     }
 
+    private static Set<String> addedNames(TableCommit commit) {
+        Set<String> names = new HashSet<>();
+        commit.added()
+                .values()
+                .forEach(
+                        files -> files.forEach(file -> names.add(FileReclaimer.name(file.path()))));
+        return names;
+    }
+
     private static UpsertStats total(Iterable<PartitionWriteResult> results) {
         UpsertStats total = UpsertStats.EMPTY;
         for (PartitionWriteResult result : results) {
             total = total.plus(result.stats());
         }
         return total;
-    }
-
-    /** Deletes the survivor files written by re-merges here that the commit does not add. */
-    private void deleteUnused(Map<String, DataFile> writtenHere, TableCommit commit) {
-        Set<String> committed = addedPaths(commit);
-        for (DataFile file : writtenHere.values()) {
-            if (!committed.contains(file.path())) {
-                table.files().deleteUncommitted(file);
-            }
-        }
-    }
-
-    /** Once a commit landed, survivors of the original results that it replaced are garbage. */
-    private void deleteReplacedOriginals(List<PartitionWriteResult> originals, TableCommit commit) {
-        Set<String> committed = addedPaths(commit);
-        for (PartitionWriteResult original : originals) {
-            for (DataFile file : original.survivorFiles()) {
-                if (!committed.contains(file.path())) {
-                    table.files().deleteUncommitted(file);
-                }
-            }
-        }
-    }
-
-    private static Set<String> addedPaths(TableCommit commit) {
-        Set<String> paths = new HashSet<>();
-        commit.added().values().forEach(files -> files.forEach(file -> paths.add(file.path())));
-        return paths;
     }
 }

@@ -4,14 +4,33 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The partition results of one checkpoint, to be committed with the Delta transaction id {@code
- * (appId, checkpointId)}. The application id travels with the results, so a replay after a restart
- * — even into a new job — is recognized by the table's transaction record.
+ * The partition results of one checkpoint, from all writers, to be committed as one Delta version
+ * with the transaction id {@code (appId, checkpointId)}. The app id travels with the results, so
+ * that a replay after a restart — even into a new job — is recognized by the table's transaction
+ * record.
  */
 public record CheckpointResults(
         String appId, long checkpointId, List<PartitionWriteResult> results) {
     public CheckpointResults {
         Objects.requireNonNull(appId, "appId");
         results = List.copyOf(results);
+    }
+
+    /** A version at which this checkpoint was not committed yet, or -1 when unknown. */
+    public long notCommittedAt() {
+        return notCommittedAt(results);
+    }
+
+    /**
+     * The newest version any of {@code results} planned against: the checkpoint was prepared after
+     * it, so it was not committed at it. -1 when there are none or none is known (state of an older
+     * deltalite).
+     */
+    static long notCommittedAt(List<PartitionWriteResult> results) {
+        long newest = -1;
+        for (PartitionWriteResult result : results) {
+            newest = Math.max(newest, result.baseVersion());
+        }
+        return newest;
     }
 }

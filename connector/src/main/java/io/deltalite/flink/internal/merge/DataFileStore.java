@@ -23,4 +23,16 @@ public interface DataFileStore {
 
     /** Deletes a data file that was written but will never be committed. Best effort. */
     void deleteUncommitted(DataFile file);
+
+    /**
+     * Writes {@code keys} into a new staged key file outside the table's data, for a checkpoint's
+     * re-merge; only {@link #readStagedKeys} reads it.
+     */
+    StagedKeys stageKeys(java.util.Collection<RowKey> keys);
+
+    /** Whether {@code path} is a staged key file (which no Delta version ever references). */
+    boolean isStagedKeyFile(String path);
+
+    /** Streams the keys of a staged key file. */
+    KeyStream readStagedKeys(StagedKeys file);
 }

@@ -1,16 +1,11 @@
 package io.deltalite.flink.internal.merge;
 
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,8 +39,8 @@ public final class MergeWriter implements AutoCloseable {
     private final ExecutorService partitionPool;
     private final int subtask;
 
-    /** Results of prepared checkpoints not yet seen committed, by checkpoint id. */
-    private final TreeMap<Long, CheckpointResults> pending = new TreeMap<>();
+    /** Checkpoints prepared (or restored) and not yet seen committed. */
+    private final PendingCheckpoints pending;
 
     /** Results of the current checkpoint so far (early merges). */
     private final Map<PartitionValues, PartitionWriteResult> current = new LinkedHashMap<>();
@@ -76,6 +71,7 @@ public final class MergeWriter implements AutoCloseable {
         this.options = options;
         this.appId = appId;
         this.merger = new PartitionMerger(table, options, fileExecutor);
+        this.pending = new PendingCheckpoints(table, appId);
         this.buffer = new ChangeBuffer(table, options.nullKeyPolicy(), options.maxBufferedBytes());
         this.partitionPool =
                 maxParallelPartitions > 1
@@ -118,6 +114,15 @@ public final class MergeWriter implements AutoCloseable {
      * partition changed since the previous checkpoint.
      */
     public List<PartitionWriteResult> prepare() {
+        if (!lastPrepared.isEmpty()) {
+            // The checkpoint that took them failed to note them (its state was not taken), yet
+            // they went to the committer: their fate is unknown here, so this writer restarts.
+            throw new IllegalStateException(
+                    "The results this writer of "
+                            + table.location()
+                            + " prepared for the previous checkpoint were never noted in its"
+                            + " state; the writer restarts from the last completed checkpoint.");
+        }
         merge(buffer.drainAll());
         List<PartitionWriteResult> results = new ArrayList<>(current.values());
         current.clear();
@@ -125,54 +130,63 @@ public final class MergeWriter implements AutoCloseable {
         return results;
     }
 
-    /** Records that the results of the last {@link #prepare()} belong to {@code checkpointId}. */
+    /**
+     * Records that the results of the last {@link #prepare()} belong to {@code checkpointId}: their
+     * files are noted in the journal before the checkpoint can complete (if it never does, they can
+     * be found), and they join the pending checkpoints of this writer's view.
+     */
     public void prepared(long checkpointId) {
         if (!lastPrepared.isEmpty()) {
-            List<String> files = new ArrayList<>();
-            lastPrepared.forEach(
-                    result -> result.addedFiles().forEach(file -> files.add(file.path())));
-            // Noted before the checkpoint can complete: if it never does, the files can be found.
-            table.journal().record(new AttemptJournal.Entry(appId, checkpointId, subtask, files));
-            pending.put(checkpointId, new CheckpointResults(appId, checkpointId, lastPrepared));
+            PendingCheckpoint checkpoint =
+                    new PendingCheckpoint(
+                            appId, checkpointId, AttemptJournal.writer(subtask), lastPrepared);
+            table.journal().record(checkpoint.journalEntry());
+            pending.add(checkpoint);
         }
         lastPrepared = List.of();
     }
 
     /**
-     * After a restore from checkpoint {@code restoredCheckpointId}: deletes the files of
-     * checkpoints that writers of an earlier attempt prepared after it and that never completed —
-     * no one can commit them any more — and forgets journal entries of committed checkpoints. Only
-     * one writer of a job does this, while the job starts and before it takes a checkpoint.
+     * At a (re)start of this job: deletes the files of this job's checkpoints after {@code
+     * restoredCheckpointId} that never completed — no one can commit them any more, because a
+     * checkpoint reaches the committer only when it completes and the restored one is the latest
+     * that did. Checkpoints of other app ids are left alone: they belong to other jobs, which may
+     * still be running (a job started from a savepoint of a running one); {@code VACUUM} reclaims
+     * what dead jobs left. Only one writer of a job does this, while the job starts.
      *
-     * @param appIds the application ids whose entries to look at (this job's and those of the
-     *     restored state)
+     * @param restoredCheckpointId the checkpoint the job restored, 0 for none
      * @return the number of files deleted
      */
-    public int cleanUpAfterRestore(long restoredCheckpointId, Collection<String> appIds) {
+    public int cleanUpAfterRestore(long restoredCheckpointId) {
+        List<AttemptJournal.Entry> entries = table.journal().entries(appId);
+        if (entries.isEmpty()) {
+            return 0;
+        }
         TableSnapshot snapshot = table.latestSnapshot();
+        FileReclaimer reclaimer = new FileReclaimer(table);
         int deleted = 0;
-        for (String id : new LinkedHashSet<>(appIds)) {
-            OptionalLong committed = snapshot.committedCheckpoint(id);
-            for (AttemptJournal.Entry entry : table.journal().entries(id)) {
-                boolean isCommitted =
-                        committed.isPresent() && committed.getAsLong() >= entry.checkpointId();
-                if (!isCommitted && entry.checkpointId() > restoredCheckpointId) {
-                    Set<String> live = snapshot.livePaths(entry.files());
-                    for (String path : entry.files()) {
-                        if (!live.contains(path)) {
-                            table.files().deleteUncommitted(DataFile.atPath(path));
-                            deleted++;
-                        }
-                    }
-                    table.journal().remove(entry);
-                } else if (isCommitted) {
-                    table.journal().remove(entry);
-                }
+        for (AttemptJournal.Entry entry : entries) {
+            if (entry.checkpointId() <= restoredCheckpointId || entry.isCommitters()) {
+                continue;
             }
+            FileReclaimer.Landing landing =
+                    reclaimer.find(snapshot, appId, entry.checkpointId(), entry.notCommittedAt());
+            if (landing.isResolved()) {
+                LOG.warn(
+                        "Checkpoint {} of app {} is committed in {} although the job restored the"
+                                + " earlier checkpoint {}; keeping its files.",
+                        entry.checkpointId(),
+                        appId,
+                        table.location(),
+                        restoredCheckpointId);
+                continue;
+            }
+            deleted += reclaimer.reclaimNeverCommitted(snapshot, entry.files());
+            table.journal().remove(entry);
         }
         if (deleted > 0) {
             LOG.info(
-                    "Deleted {} data file(s) of checkpoints after {} that never completed, in {}.",
+                    "Deleted {} file(s) of checkpoints after {} that never completed, in {}.",
                     deleted,
                     restoredCheckpointId,
                     table.location());
@@ -180,14 +194,14 @@ public final class MergeWriter implements AutoCloseable {
         return deleted;
     }
 
-    /** Results of prepared checkpoints that the table did not show committed yet. */
-    public List<CheckpointResults> pending() {
-        return new ArrayList<>(pending.values());
+    /** Checkpoints prepared or restored that the table did not show committed yet. */
+    public List<PendingCheckpoint> pending() {
+        return pending.all();
     }
 
-    /** After a restore: results of checkpoints that may still be committed. */
-    public void restorePending(List<CheckpointResults> restored) {
-        restored.forEach(results -> pending.put(results.checkpointId(), results));
+    /** After a restore: checkpoints of this writer's state that may still be committed. */
+    public void restorePending(List<PendingCheckpoint> restored) {
+        pending.restore(restored);
     }
 
     public String appId() {
@@ -196,64 +210,39 @@ public final class MergeWriter implements AutoCloseable {
 
     private void merge(Map<PartitionValues, PartitionChanges> changes) {
         if (changes.isEmpty()) {
+            if (!pending.isEmpty()) {
+                // Nothing to merge, but an idle writer still learns of its commits and cleans up.
+                pending.dropCommitted(table.latestSnapshot());
+            }
             return;
         }
         TableSnapshot snapshot = table.latestSnapshot();
-        dropCommitted(snapshot);
+        pending.dropCommitted(snapshot);
         Map<PartitionValues, List<DataFile>> live = snapshot.liveFiles(changes.keySet());
         List<Callable<PartitionWriteResult>> merges = new ArrayList<>();
+        long version = snapshot.version();
         for (PartitionChanges partitionChanges : changes.values()) {
             PartitionValues partition = partitionChanges.partition();
             View view = view(partition, live.getOrDefault(partition, List.of()));
-            merges.add(() -> merger.merge(partitionChanges, view.files, view.freshPaths));
+            merges.add(() -> merger.merge(partitionChanges, view.files, view.freshPaths, version));
         }
         for (PartitionWriteResult result : runAll(merges)) {
             PartitionWriteResult earlier = current.get(result.partition());
             if (earlier == null) {
                 current.put(result.partition(), result);
             } else {
+                // Private to this writer still: no checkpoint holds the replaced files.
                 earlier.filesReplacedBy(result).forEach(table.files()::deleteUncommitted);
                 current.put(result.partition(), earlier.then(result));
             }
         }
     }
 
-    /** Forgets results the table shows committed (each under the app id it was prepared for). */
-    private void dropCommitted(TableSnapshot snapshot) {
-        Map<String, OptionalLong> committed = new HashMap<>();
-        pending.values()
-                .removeIf(
-                        results -> {
-                            OptionalLong version =
-                                    committed.computeIfAbsent(
-                                            results.appId(), snapshot::committedCheckpoint);
-                            boolean done =
-                                    version.isPresent()
-                                            && version.getAsLong() >= results.checkpointId();
-                            if (done) {
-                                table.journal()
-                                        .remove(
-                                                new AttemptJournal.Entry(
-                                                        results.appId(),
-                                                        results.checkpointId(),
-                                                        subtask,
-                                                        List.of()));
-                            }
-                            return done;
-                        });
-    }
-
     /** The partition as this writer sees it: committed files, then its own uncommitted results. */
     private View view(PartitionValues partition, List<DataFile> committed) {
         Map<String, DataFile> files = new LinkedHashMap<>();
         committed.forEach(file -> files.put(file.path(), file));
-        for (CheckpointResults checkpoint : pending.values()) {
-            for (PartitionWriteResult result : checkpoint.results()) {
-                if (result.partition().equals(partition)) {
-                    apply(result, files);
-                }
-            }
-        }
+        pending.overlay(partition, files);
         Set<String> fresh = new HashSet<>();
         PartitionWriteResult earlier = current.get(partition);
         if (earlier != null) {
@@ -308,6 +297,9 @@ public final class MergeWriter implements AutoCloseable {
     private void discard(List<PartitionWriteResult> results) {
         for (PartitionWriteResult result : results) {
             result.addedFiles().forEach(table.files()::deleteUncommitted);
+            result.deletedKeys()
+                    .stagedPaths()
+                    .forEach(path -> table.files().deleteUncommitted(DataFile.atPath(path)));
         }
     }
 

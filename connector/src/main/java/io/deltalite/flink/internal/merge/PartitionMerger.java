@@ -59,9 +59,13 @@ public final class PartitionMerger {
      * @param freshPaths paths among {@code liveFiles} that hold rows new in the current checkpoint
      *     (upsert files of an earlier merge of the same checkpoint); rewriting them yields upsert
      *     files again
+     * @param baseVersion the table version {@code liveFiles} were listed from
      */
     public PartitionWriteResult merge(
-            PartitionChanges changes, List<DataFile> liveFiles, Set<String> freshPaths) {
+            PartitionChanges changes,
+            List<DataFile> liveFiles,
+            Set<String> freshPaths,
+            long baseVersion) {
         List<DataFile> baseFiles = new ArrayList<>();
         for (DataFile file : liveFiles) {
             if (!freshPaths.contains(file.path())) {
@@ -100,6 +104,14 @@ public final class PartitionMerger {
         long nullKeyInserts = changes.upsertedRows().size() - upsertedKeys;
         List<DataFile> upserts = new ArrayList<>(upsertFiles);
         upserts.addAll(rewrite.freshOutput);
+        DeletedKeys deletedKeys;
+        try {
+            deletedKeys = deletedKeys(changes.deletedKeys());
+        } catch (RuntimeException e) {
+            upserts.forEach(store::deleteUncommitted);
+            rewrite.survivorOutput.forEach(store::deleteUncommitted);
+            throw e;
+        }
         UpsertStats stats =
                 new UpsertStats(
                         -1,
@@ -117,66 +129,123 @@ public final class PartitionMerger {
                         bytes(upserts) + bytes(rewrite.survivorOutput));
         return new PartitionWriteResult(
                 partition,
+                baseVersion,
                 LiveSetFingerprint.of(baseFiles),
                 rewrite.removed,
                 upserts,
                 rewrite.survivorOutput,
-                changes.deletedKeys(),
+                deletedKeys,
                 stats);
+    }
+
+    /** A merge's deleted keys: inline when few, else staged in a file of their own. */
+    private DeletedKeys deletedKeys(List<RowKey> keys) {
+        if (keys.isEmpty()) {
+            return DeletedKeys.NONE;
+        }
+        if (keys.size() <= DeletedKeys.INLINE_LIMIT) {
+            return DeletedKeys.inline(keys);
+        }
+        return DeletedKeys.staged(store.stageKeys(keys));
     }
 
     /**
      * Redoes {@code stale} against the partition's current live files, keeping its upsert files:
      * the current files holding a key of an upsert file or a deleted key are rewritten without
      * those rows. The stale result's survivor files are not used and not deleted here.
+     *
+     * <p>The changed keys are streamed from the upsert files and the staged deleted keys in chunks
+     * of at most {@code max-buffered-bytes}: each chunk rewrites the files (current or written by
+     * an earlier chunk) that hold one of its keys, so memory stays bounded however many keys the
+     * checkpoint changed. Files an earlier chunk wrote and a later chunk replaced are deleted.
+     *
+     * @param baseVersion the table version {@code liveFiles} were listed from
      */
-    public PartitionWriteResult remerge(PartitionWriteResult stale, List<DataFile> liveFiles) {
-        Set<RowKey> upsertedKeys = new HashSet<>();
-        for (DataFile file : stale.upsertFiles()) {
-            try (BatchStream batches = store.readKeys(file)) {
-                while (batches.hasNext()) {
-                    RowBatch batch = batches.next();
-                    for (int row = 0; row < batch.size(); row++) {
-                        RowKey key = batch.keyAt(row);
-                        if (key != null && batch.isLive(row)) {
-                            upsertedKeys.add(key);
-                        }
+    public PartitionWriteResult remerge(
+            PartitionWriteResult stale, List<DataFile> liveFiles, long baseVersion) {
+        Map<String, DataFile> current = new java.util.LinkedHashMap<>();
+        liveFiles.forEach(file -> current.put(file.path(), file));
+        Set<String> original = new HashSet<>(current.keySet());
+        Set<String> writtenHere = new HashSet<>();
+        long updated = 0;
+        long deleted = 0;
+        long probed = 0;
+        long copied = 0;
+        try (ChangedKeyChunks chunks =
+                new ChangedKeyChunks(
+                        store,
+                        stale.upsertFiles(),
+                        stale.deletedKeys(),
+                        options.maxBufferedBytes())) {
+            while (chunks.hasNext()) {
+                ChangedKeyChunks.Chunk chunk = chunks.next();
+                Rewrite rewrite =
+                        rewrite(
+                                stale.partition(),
+                                new ArrayList<>(current.values()),
+                                chunk.keys(),
+                                Set.of());
+                for (DataFile removed : rewrite.removed) {
+                    current.remove(removed.path());
+                    if (writtenHere.remove(removed.path())) {
+                        store.deleteUncommitted(removed);
                     }
                 }
+                for (DataFile added : rewrite.survivorOutput) {
+                    current.put(added.path(), added);
+                    writtenHere.add(added.path());
+                }
+                for (RowKey key : rewrite.foundKeys) {
+                    if (chunk.isUpserted(key)) {
+                        updated++;
+                    } else {
+                        deleted++;
+                    }
+                }
+                probed += rewrite.probed;
+                copied += rewrite.copiedRows;
+            }
+        } catch (RuntimeException e) {
+            for (String path : writtenHere) {
+                store.deleteUncommitted(current.get(path));
+            }
+            throw e;
+        }
+        List<DataFile> removed = new ArrayList<>();
+        for (DataFile file : liveFiles) {
+            if (!current.containsKey(file.path())) {
+                removed.add(file);
             }
         }
-        Set<RowKey> changedKeys = new HashSet<>(upsertedKeys);
-        changedKeys.addAll(stale.deletedKeys());
-        Rewrite rewrite = rewrite(stale.partition(), liveFiles, changedKeys, Set.of());
-        long updated = 0;
-        for (RowKey key : rewrite.foundKeys) {
-            if (upsertedKeys.contains(key)) {
-                updated++;
+        List<DataFile> survivors = new ArrayList<>();
+        for (DataFile file : current.values()) {
+            if (!original.contains(file.path())) {
+                survivors.add(file);
             }
         }
-        long deleted = rewrite.foundKeys.size() - updated;
         UpsertStats before = stale.stats();
         UpsertStats stats =
                 new UpsertStats(
                         -1,
                         1,
-                        stale.upsertFiles().size() + rewrite.survivorOutput.size(),
-                        rewrite.removed.size(),
-                        liveFiles.size() - rewrite.removed.size(),
-                        rewrite.probed,
-                        before.rowsInserted() + before.rowsUpdated() - updated,
+                        stale.upsertFiles().size() + survivors.size(),
+                        removed.size(),
+                        liveFiles.size() - removed.size(),
+                        probed,
+                        Math.max(0, before.rowsInserted() + before.rowsUpdated() - updated),
                         updated,
                         deleted,
-                        rewrite.copiedRows,
+                        copied,
                         before.sourceRows(),
                         before.nullKeyRows(),
-                        bytes(stale.upsertFiles()) + bytes(rewrite.survivorOutput));
+                        bytes(stale.upsertFiles()) + bytes(survivors));
         return new PartitionWriteResult(
                 stale.partition(),
+                baseVersion,
                 LiveSetFingerprint.of(liveFiles),
-                rewrite.removed,
+                removed,
                 stale.upsertFiles(),
-                rewrite.survivorOutput,
+                survivors,
                 stale.deletedKeys(),
                 stats);
     }

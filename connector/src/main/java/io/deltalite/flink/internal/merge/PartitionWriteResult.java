@@ -3,7 +3,6 @@ package io.deltalite.flink.internal.merge;
 import io.deltalite.flink.sink.UpsertStats;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -20,20 +19,23 @@ import java.util.Set;
  * files and the {@link #deletedKeys}.
  *
  * @param partition the partition
+ * @param baseVersion the table version the merge planned against (its view added this writer's
+ *     uncommitted results to it); the checkpoint was not committed at that version
  * @param baseFingerprint fingerprint of the live files the merge planned against
  * @param removedFiles files of that set that the merge replaced
  * @param upsertFiles new files with the rows that are new in this checkpoint
  * @param survivorFiles new files with the unchanged rows of the removed files
- * @param deletedKeys keys whose last change in this checkpoint is a delete
+ * @param deletedKeys keys whose last change in this checkpoint is a delete, inline or staged
  * @param stats what the merge did
  */
 public record PartitionWriteResult(
         PartitionValues partition,
+        long baseVersion,
         String baseFingerprint,
         List<DataFile> removedFiles,
         List<DataFile> upsertFiles,
         List<DataFile> survivorFiles,
-        List<RowKey> deletedKeys,
+        DeletedKeys deletedKeys,
         UpsertStats stats) {
 
     public PartitionWriteResult {
@@ -42,7 +44,7 @@ public record PartitionWriteResult(
         removedFiles = List.copyOf(removedFiles);
         upsertFiles = List.copyOf(upsertFiles);
         survivorFiles = List.copyOf(survivorFiles);
-        deletedKeys = List.copyOf(deletedKeys);
+        Objects.requireNonNull(deletedKeys, "deletedKeys");
         Objects.requireNonNull(stats, "stats");
     }
 
@@ -52,6 +54,14 @@ public record PartitionWriteResult(
         added.addAll(upsertFiles);
         added.addAll(survivorFiles);
         return added;
+    }
+
+    /** Every file this result's state refers to: the files it adds and its staged keys. */
+    public List<String> writtenPaths() {
+        List<String> paths = new ArrayList<>();
+        addedFiles().forEach(file -> paths.add(file.path()));
+        paths.addAll(deletedKeys.stagedPaths());
+        return paths;
     }
 
     /** Whether committing this result would change nothing. */
@@ -91,8 +101,6 @@ public record PartitionWriteResult(
             }
         }
         survivors.addAll(later.survivorFiles);
-        Set<RowKey> deleted = new LinkedHashSet<>(deletedKeys);
-        deleted.addAll(later.deletedKeys);
         // Row counts and work add up; the files are those of the combined result, and the files
         // carried over are the base files (kept or removed by the first merge) it does not remove.
         UpsertStats sum = stats.plus(later.stats);
@@ -112,13 +120,16 @@ public record PartitionWriteResult(
                         sum.sourceRows(),
                         sum.nullKeyRows(),
                         bytes(upserts) + bytes(survivors));
+        // The earlier merge planned against the older version and fingerprint: if the partition
+        // changed in between, the combined result is stale and gets merged again at commit.
         return new PartitionWriteResult(
                 partition,
+                Math.min(baseVersion, later.baseVersion),
                 baseFingerprint,
                 removed,
                 upserts,
                 survivors,
-                new ArrayList<>(deleted),
+                deletedKeys.plus(later.deletedKeys),
                 combined);
     }
 

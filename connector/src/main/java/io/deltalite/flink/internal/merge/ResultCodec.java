@@ -9,9 +9,20 @@ import java.util.List;
 
 /**
  * The binary form of partition results, as they travel in Flink committables and state. The layout
- * is versioned by the serializers that use it; this class writes the current layout.
+ * is versioned by the serializers that use it; this class writes the current layout and reads every
+ * earlier one.
+ *
+ * <ul>
+ *   <li>Layout 1: partition values, fingerprint, removed / upsert / survivor files, deleted keys
+ *       inline, stats.
+ *   <li>Layout 2: adds the base version after the partition values, and staged deleted-key files
+ *       (path and count) after the inline keys.
+ * </ul>
  */
 public final class ResultCodec {
+    /** The layout {@link #writeResults} writes. */
+    public static final int LAYOUT = 2;
+
     private ResultCodec() {}
 
     public static void writeResults(DataOutput out, List<PartitionWriteResult> results)
@@ -22,30 +33,38 @@ public final class ResultCodec {
         }
     }
 
-    public static List<PartitionWriteResult> readResults(DataInput in) throws IOException {
+    public static List<PartitionWriteResult> readResults(DataInput in, int layout)
+            throws IOException {
         int count = in.readInt();
         List<PartitionWriteResult> results = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            results.add(readResult(in));
+            results.add(readResult(in, layout));
         }
         return results;
     }
 
     public static void writeResult(DataOutput out, PartitionWriteResult result) throws IOException {
         writeValues(out, result.partition().values());
+        out.writeLong(result.baseVersion());
         ValueCodec.writeString(out, result.baseFingerprint());
         writeFiles(out, result.removedFiles());
         writeFiles(out, result.upsertFiles());
         writeFiles(out, result.survivorFiles());
-        out.writeInt(result.deletedKeys().size());
-        for (RowKey key : result.deletedKeys()) {
+        out.writeInt(result.deletedKeys().inline().size());
+        for (RowKey key : result.deletedKeys().inline()) {
             writeValues(out, key.values());
+        }
+        out.writeInt(result.deletedKeys().staged().size());
+        for (StagedKeys file : result.deletedKeys().staged()) {
+            ValueCodec.writeString(out, file.path());
+            out.writeLong(file.count());
         }
         writeStats(out, result.stats());
     }
 
-    public static PartitionWriteResult readResult(DataInput in) throws IOException {
+    public static PartitionWriteResult readResult(DataInput in, int layout) throws IOException {
         PartitionValues partition = new PartitionValues(readValues(in));
+        long baseVersion = layout >= 2 ? in.readLong() : -1;
         String fingerprint = ValueCodec.readString(in);
         List<DataFile> removed = readFiles(in);
         List<DataFile> upserts = readFiles(in);
@@ -55,8 +74,22 @@ public final class ResultCodec {
         for (int i = 0; i < keyCount; i++) {
             deletedKeys.add(RowKey.ofValues(readValues(in).toArray()));
         }
+        List<StagedKeys> staged = new ArrayList<>();
+        if (layout >= 2) {
+            int files = in.readInt();
+            for (int i = 0; i < files; i++) {
+                staged.add(new StagedKeys(ValueCodec.readString(in), in.readLong()));
+            }
+        }
         return new PartitionWriteResult(
-                partition, fingerprint, removed, upserts, survivors, deletedKeys, readStats(in));
+                partition,
+                baseVersion,
+                fingerprint,
+                removed,
+                upserts,
+                survivors,
+                new DeletedKeys(deletedKeys, staged),
+                readStats(in));
     }
 
     private static void writeValues(DataOutput out, List<Object> values) throws IOException {

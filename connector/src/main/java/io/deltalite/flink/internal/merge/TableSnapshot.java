@@ -23,11 +23,19 @@ public interface TableSnapshot {
     java.util.Set<String> livePaths(Collection<String> paths);
 
     /**
+     * What the versions after {@code version} up to this one recorded, in version order; empty when
+     * the log no longer holds all of them (log files expire after the table's log retention).
+     */
+    java.util.Optional<List<CommitRecord>> commitsAfter(long version);
+
+    /**
      * Commits {@code commit} as the version after this one.
      *
      * @return the committed version
-     * @throws ConcurrentCommitException when another commit took that version first; nothing of
-     *     this commit is visible then
+     * @throws ConcurrentCommitException when that version exists already: another writer took it,
+     *     or an earlier attempt of the same commit whose answer was lost
+     * @throws CommitOutcomeUnknownException when the store failed during the commit, which may or
+     *     may not have landed
      */
-    long commit(TableCommit commit) throws ConcurrentCommitException;
+    long commit(TableCommit commit) throws ConcurrentCommitException, CommitOutcomeUnknownException;
 }

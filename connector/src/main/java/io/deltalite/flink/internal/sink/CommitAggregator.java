@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -29,8 +30,16 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * Collects the write results of all writer subtasks for a checkpoint into one committable, so that
  * the committer lands each checkpoint as one Delta commit. Runs with parallelism 1.
  *
- * <p>A checkpoint is complete when a summary arrived from every writer subtask and as many results
- * as the summaries announce. Results of incomplete checkpoints are kept in state.
+ * <p>A checkpoint is complete when a summary arrived from every writer subtask (but those that
+ * reached the end of their input, which send nothing more) and as many results as the summaries
+ * announce. Results of incomplete checkpoints are kept in state.
+ *
+ * <p><b>Order.</b> Committables leave in checkpoint order, and none is held back behind a later
+ * one: when checkpoint M is complete, every earlier checkpoint still here is emitted first, as it
+ * is. Such an earlier checkpoint N is one that some writers prepared and others skipped (it expired
+ * or was declined and tolerated): every writer sent its messages for M, and the messages of one
+ * writer arrive in order, so nothing more of N can come. The writers that prepared N count on it
+ * being committed before M — they drop N from their view once the table records M.
  */
 @Internal
 final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<CheckpointResults>>
@@ -41,13 +50,22 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
 
     private static final Serializers.WriteResultSerializer RESULTS =
             new Serializers.WriteResultSerializer();
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(CommitAggregator.class);
+
     private transient TreeMap<Long, Bucket> buckets;
+
+    /** Writer subtasks that sent their end-of-input results; they send nothing after. */
+    private transient java.util.Set<Integer> finishedSubtasks;
+
     private transient ListState<byte[]> state;
+    private transient ListState<Integer> finishedState;
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         buckets = new TreeMap<>();
+        finishedSubtasks = new java.util.HashSet<>();
         state =
                 context.getOperatorStateStore()
                         .getListState(
@@ -56,6 +74,15 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
                                         BytePrimitiveArraySerializer.INSTANCE));
         for (byte[] serialized : state.get()) {
             restore(serialized);
+        }
+        finishedState =
+                context.getOperatorStateStore()
+                        .getListState(
+                                new ListStateDescriptor<>(
+                                        "deltalite-aggregator-finished-writers",
+                                        IntSerializer.INSTANCE));
+        for (Integer subtask : finishedState.get()) {
+            finishedSubtasks.add(subtask);
         }
     }
 
@@ -66,22 +93,50 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         Bucket bucket = buckets.computeIfAbsent(message.getCheckpointId(), id -> new Bucket());
         if (message instanceof CommittableSummary<WriteResult> summary) {
             bucket.expectedSubtasks = summary.getNumberOfSubtasks();
-            bucket.summaries++;
+            bucket.reported.add(summary.getSubtaskId());
             bucket.expectedResults += summary.getNumberOfCommittables();
+            if (message.getCheckpointId() == CommittableMessage.EOI) {
+                finishedSubtasks.add(summary.getSubtaskId());
+            }
         } else if (message instanceof CommittableWithLineage<WriteResult> result) {
             bucket.results.add(result.getCommittable());
         }
-        if (bucket.isComplete()) {
-            emit(message.getCheckpointId(), buckets.remove(message.getCheckpointId()));
+        emitCompleted();
+    }
+
+    /** Emits, in order, every checkpoint up to the last complete one. */
+    private void emitCompleted() {
+        Long lastComplete = null;
+        for (Map.Entry<Long, Bucket> entry : buckets.entrySet()) {
+            if (entry.getValue().isComplete(finishedSubtasks)) {
+                lastComplete = entry.getKey();
+            }
+        }
+        if (lastComplete == null) {
+            return;
+        }
+        while (!buckets.isEmpty() && buckets.firstKey() <= lastComplete) {
+            Map.Entry<Long, Bucket> first = buckets.pollFirstEntry();
+            if (!first.getKey().equals(lastComplete)
+                    && !first.getValue().isComplete(finishedSubtasks)) {
+                LOG.warn(
+                        "Checkpoint {} did not complete on every writer (it expired or was"
+                                + " declined); committing the results of the {} writer(s) that"
+                                + " prepared it before checkpoint {}.",
+                        first.getKey(),
+                        first.getValue().reported.size(),
+                        lastComplete);
+            }
+            emit(first.getKey(), first.getValue());
         }
     }
 
     @Override
     public void endInput() {
-        for (Map.Entry<Long, Bucket> entry : buckets.entrySet()) {
-            emit(entry.getKey(), entry.getValue());
+        while (!buckets.isEmpty()) {
+            Map.Entry<Long, Bucket> first = buckets.pollFirstEntry();
+            emit(first.getKey(), first.getValue());
         }
-        buckets.clear();
     }
 
     private void emit(long checkpointId, Bucket bucket) {
@@ -121,6 +176,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             serialized.add(serialize(entry.getKey(), entry.getValue()));
         }
         state.update(serialized);
+        finishedState.update(new ArrayList<>(finishedSubtasks));
     }
 
     private byte[] serialize(long checkpointId, Bucket bucket) throws IOException {
@@ -129,7 +185,10 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             out.writeInt(Serializers.WriteResultSerializer.VERSION);
             out.writeLong(checkpointId);
             out.writeInt(bucket.expectedSubtasks);
-            out.writeInt(bucket.summaries);
+            out.writeInt(bucket.reported.size());
+            for (int subtask : bucket.reported) {
+                out.writeInt(subtask);
+            }
             out.writeInt(bucket.expectedResults);
             out.writeInt(bucket.results.size());
             for (WriteResult result : bucket.results) {
@@ -147,7 +206,11 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             long checkpointId = in.readLong();
             Bucket bucket = new Bucket();
             bucket.expectedSubtasks = in.readInt();
-            bucket.summaries = in.readInt();
+            int reported = in.readInt();
+            for (int i = 0; i < reported; i++) {
+                // The first layout counted summaries without naming their subtasks.
+                bucket.reported.add(version >= 2 ? in.readInt() : i);
+            }
             bucket.expectedResults = in.readInt();
             int count = in.readInt();
             for (int i = 0; i < count; i++) {
@@ -162,14 +225,27 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     /** The messages of one checkpoint received so far. */
     private static final class Bucket {
         int expectedSubtasks = -1;
-        int summaries;
+        final java.util.Set<Integer> reported = new java.util.TreeSet<>();
         int expectedResults;
         final List<WriteResult> results = new ArrayList<>();
 
-        boolean isComplete() {
-            return expectedSubtasks > 0
-                    && summaries >= expectedSubtasks
-                    && results.size() >= expectedResults;
+        /**
+         * Whether every writer subtask reported this checkpoint or finished without it: a subtask
+         * that sent its end-of-input results sends nothing more, and what it sent before arrived
+         * before them.
+         *
+         * @param finished writer subtasks that sent their end-of-input results
+         */
+        boolean isComplete(java.util.Set<Integer> finished) {
+            if (expectedSubtasks <= 0 || results.size() < expectedResults) {
+                return false;
+            }
+            for (int subtask = 0; subtask < expectedSubtasks; subtask++) {
+                if (!reported.contains(subtask) && !finished.contains(subtask)) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 }

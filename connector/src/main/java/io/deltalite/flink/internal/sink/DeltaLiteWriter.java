@@ -1,16 +1,14 @@
 package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.CheckpointResults;
 import io.deltalite.flink.internal.merge.InputProjection;
 import io.deltalite.flink.internal.merge.MergeWriter;
 import io.deltalite.flink.internal.merge.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.PendingCheckpoint;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,6 +16,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.table.data.RowData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,20 +65,17 @@ final class DeltaLiteWriter
                 new MergeWriter(
                         table,
                         config.mergeOptions(),
-                        config.appId(),
+                        config.transactionAppId(context.getJobInfo().getJobId().toHexString()),
                         subtask,
                         config.maxParallelPartitions(),
                         fileExecutor);
-        List<CheckpointResults> pending = new ArrayList<>();
+        List<PendingCheckpoint> pending = new ArrayList<>();
         restored.forEach(state -> pending.addAll(state.pending()));
         merge.restorePending(pending);
         if (subtask == 0) {
             // Also without a restored checkpoint: a job that failed before its first completed
             // checkpoint restarts from nothing, and its first attempt's files are still there.
-            Set<String> appIds = new LinkedHashSet<>();
-            appIds.add(config.appId());
-            pending.forEach(results -> appIds.add(results.appId()));
-            merge.cleanUpAfterRestore(context.getRestoredCheckpointId().orElse(0), appIds);
+            merge.cleanUpAfterRestore(context.getRestoredCheckpointId().orElse(0));
         }
         context.metricGroup().gauge("deltaliteBufferedBytes", merge::bufferedBytes);
         context.metricGroup().gauge("deltalitePendingCheckpoints", () -> merge.pending().size());
@@ -126,7 +122,8 @@ final class DeltaLiteWriter
 
     @Override
     public List<WriterState> snapshotState(long checkpointId) {
-        merge.prepared(checkpointId);
+        // After the end of the input, the last results went out as the end-of-input committable.
+        merge.prepared(endOfInput ? CommittableMessage.EOI : checkpointId);
         return List.of(new WriterState(merge.pending()));
     }
 

@@ -1,6 +1,8 @@
 package io.deltalite.flink.internal.sink;
 
+import io.deltalite.flink.internal.merge.AttemptJournal;
 import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.PendingCheckpoint;
 import io.deltalite.flink.internal.merge.ResultCodec;
 import io.deltalite.flink.internal.merge.ValueCodec;
 import java.io.ByteArrayInputStream;
@@ -14,8 +16,10 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * The versioned serializers of the sink's committables and state. Version 1 is the first layout; a
- * later layout gets a new version and the old one stays readable.
+ * The versioned serializers of the sink's committables and state. A later layout gets a new version
+ * and the old ones stay readable. Version 2 carries each result's base version and staged
+ * deleted-key files ({@link ResultCodec} layout 2); writer state version 2 also names the journal
+ * entry of each pending checkpoint.
  */
 @Internal
 public final class Serializers {
@@ -24,7 +28,7 @@ public final class Serializers {
     /** Writer subtask → aggregator. */
     public static final class WriteResultSerializer
             implements SimpleVersionedSerializer<WriteResult> {
-        public static final int VERSION = 1;
+        public static final int VERSION = 2;
 
         @Override
         public int getVersion() {
@@ -45,7 +49,8 @@ public final class Serializers {
         public WriteResult deserialize(int version, byte[] serialized) throws IOException {
             requireVersion(version, VERSION, "write result");
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-                return new WriteResult(ValueCodec.readString(in), ResultCodec.readResults(in));
+                return new WriteResult(
+                        ValueCodec.readString(in), ResultCodec.readResults(in, version));
             }
         }
     }
@@ -53,7 +58,7 @@ public final class Serializers {
     /** Aggregator → committer: one per checkpoint. */
     public static final class CommittableSerializer
             implements SimpleVersionedSerializer<CheckpointResults> {
-        public static final int VERSION = 1;
+        public static final int VERSION = 2;
 
         @Override
         public int getVersion() {
@@ -73,7 +78,7 @@ public final class Serializers {
         public CheckpointResults deserialize(int version, byte[] serialized) throws IOException {
             requireVersion(version, VERSION, "committable");
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-                return readCheckpoint(in);
+                return readCheckpoint(in, version);
             }
         }
     }
@@ -81,7 +86,7 @@ public final class Serializers {
     /** Writer subtask state. */
     public static final class WriterStateSerializer
             implements SimpleVersionedSerializer<WriterState> {
-        public static final int VERSION = 1;
+        public static final int VERSION = 2;
 
         @Override
         public int getVersion() {
@@ -93,8 +98,11 @@ public final class Serializers {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (DataOutputStream out = new DataOutputStream(bytes)) {
                 out.writeInt(state.pending().size());
-                for (CheckpointResults pending : state.pending()) {
-                    writeCheckpoint(out, pending);
+                for (PendingCheckpoint pending : state.pending()) {
+                    ValueCodec.writeString(out, pending.appId());
+                    out.writeLong(pending.checkpointId());
+                    ValueCodec.writeString(out, pending.journalOwner());
+                    ResultCodec.writeResults(out, pending.results());
                 }
             }
             return bytes.toByteArray();
@@ -105,9 +113,19 @@ public final class Serializers {
             requireVersion(version, VERSION, "writer state");
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
                 int count = in.readInt();
-                List<CheckpointResults> pending = new ArrayList<>(count);
+                List<PendingCheckpoint> pending = new ArrayList<>(count);
                 for (int i = 0; i < count; i++) {
-                    pending.add(readCheckpoint(in));
+                    String appId = ValueCodec.readString(in);
+                    long checkpointId = in.readLong();
+                    // Version 1 did not say which subtask noted the journal entry.
+                    String owner =
+                            version >= 2 ? ValueCodec.readString(in) : AttemptJournal.writer(-1);
+                    pending.add(
+                            new PendingCheckpoint(
+                                    appId,
+                                    checkpointId,
+                                    owner,
+                                    ResultCodec.readResults(in, version)));
                 }
                 return new WriterState(pending);
             }
@@ -121,10 +139,11 @@ public final class Serializers {
         ResultCodec.writeResults(out, checkpoint.results());
     }
 
-    private static CheckpointResults readCheckpoint(DataInputStream in) throws IOException {
+    private static CheckpointResults readCheckpoint(DataInputStream in, int version)
+            throws IOException {
         String appId = ValueCodec.readString(in);
         long checkpointId = in.readLong();
-        return new CheckpointResults(appId, checkpointId, ResultCodec.readResults(in));
+        return new CheckpointResults(appId, checkpointId, ResultCodec.readResults(in, version));
     }
 
     private static void requireVersion(int version, int current, String what) throws IOException {

@@ -25,7 +25,8 @@ public final class SinkConfig implements Serializable {
     private final String location;
     private final RowType rowType;
     private final TableDefinition definition;
-    private final String appId;
+    private final String appIdPrefix;
+    private final String submission;
     private final MergeOptions mergeOptions;
     private final int maxParallelPartitions;
     private final StorageSettings storage;
@@ -35,23 +36,26 @@ public final class SinkConfig implements Serializable {
             String location,
             RowType rowType,
             TableDefinition definition,
-            String appId,
+            String appIdPrefix,
             MergeOptions mergeOptions,
             int maxParallelPartitions,
             StorageSettings storage,
             CommitListener commitListener) {
         this.commitListener = commitListener;
+        this.appIdPrefix = appIdPrefix;
+        // Fixed when the job is built: every operator of one submission shares it.
+        this.submission = UUID.randomUUID().toString().substring(0, 8);
         this.location = location;
         this.rowType = rowType;
         this.definition = definition;
-        this.appId = appId;
         this.mergeOptions = mergeOptions;
         this.maxParallelPartitions = maxParallelPartitions;
         this.storage = storage;
     }
 
     /**
-     * @param appId the user's transaction application id, or null to generate one for this job
+     * @param appId the user's transaction application id, or null for {@code deltalite}; either way
+     *     it is the prefix of the ids the job's checkpoints are committed under
      */
     public static SinkConfig create(
             String location,
@@ -89,7 +93,7 @@ public final class SinkConfig implements Serializable {
                 location,
                 rowType,
                 definition,
-                appId != null ? appId : "deltalite-" + UUID.randomUUID(),
+                appId != null ? appId : "deltalite",
                 merge,
                 partitions,
                 new StorageSettings(hadoopOptions, options.get(DeltaLiteOptions.S3_SINGLE_WRITER)),
@@ -113,9 +117,20 @@ public final class SinkConfig implements Serializable {
         return definition;
     }
 
-    /** The application id of the checkpoints this job prepares. */
-    public String appId() {
-        return appId;
+    /** The user's app id, or {@code deltalite}: the prefix of every transaction app id. */
+    public String appIdPrefix() {
+        return appIdPrefix;
+    }
+
+    /**
+     * The Delta transaction app id of the checkpoints the job {@code jobId} prepares: the prefix,
+     * the job id and a nonce fixed when the job was built. Checkpoint ids only grow within one job
+     * (across its failovers and rescales), so {@code (app id, checkpoint id)} names one checkpoint
+     * forever; a job submitted again — without state, or from a savepoint — gets a new app id,
+     * because its checkpoint ids may repeat earlier ones (see {@code CheckpointCommitter}).
+     */
+    public String transactionAppId(String jobId) {
+        return appIdPrefix + "-" + jobId + "-" + submission;
     }
 
     public MergeOptions mergeOptions() {
@@ -144,7 +159,7 @@ public final class SinkConfig implements Serializable {
                 + ", partitionColumns="
                 + definition.partitionColumns()
                 + ", appId="
-                + appId
+                + appIdPrefix
                 + ", options="
                 + mergeOptions
                 + ", maxParallelPartitions="

@@ -122,7 +122,7 @@ class CommitProtocolTest {
                     .isInstanceOf(DeltaLiteException.class)
                     .isNotInstanceOf(DeltaLiteCommitConflictException.class)
                     .hasMessageContaining(location())
-                    .hasMessageContaining("checkpoint " + harness.lastCheckpoint())
+                    .hasMessageContaining("Checkpoint " + harness.lastCheckpoint())
                     .hasMessageContaining("No space left on device")
                     .hasMessageNotContaining("other writers");
             StorageFaults.disarm();
@@ -232,13 +232,13 @@ class CommitProtocolTest {
             List<PartitionWriteResult> results = new ArrayList<>(first.prepare());
             results.addAll(second.prepareAs(first.lastCheckpoint()));
             long checkpoint = first.lastCheckpoint();
-            List<CheckpointResults> restored = new ArrayList<>(first.writer().pending());
+            List<PendingCheckpoint> restored = new ArrayList<>(first.writer().pending());
             restored.addAll(second.writer().pending());
 
             try (UpsertHarness downscaled = UpsertHarness.attach(first, 0)) {
                 downscaled.writer().restorePending(restored);
                 assertThat(downscaled.writer().pending())
-                        .flatMap(CheckpointResults::results)
+                        .flatMap(PendingCheckpoint::results)
                         .extracting(PartitionWriteResult::partition)
                         .containsExactlyInAnyOrder(
                                 new PartitionValues(List.of("a")),
@@ -249,7 +249,10 @@ class CommitProtocolTest {
                 downscaled.upsert(2L, "b", "updated");
                 downscaled.commitAs(checkpoint + 1);
 
-                assertThat(downscaled.writer().pending()).isEmpty();
+                // Checkpoint N is dropped from the view; N+1 waits for the table to show it.
+                assertThat(downscaled.writer().pending())
+                        .extracting(PendingCheckpoint::checkpointId)
+                        .containsExactly(checkpoint + 1);
                 assertThat(Rows.sorted(downscaled.read()))
                         .isEqualTo(
                                 Rows.sorted(
@@ -272,6 +275,7 @@ class CommitProtocolTest {
         try (Stream<Path> files = Files.walk(journal)) {
             return files.filter(Files::isRegularFile)
                     .map(file -> file.getFileName().toString())
+                    .filter(name -> name.endsWith(".files") && !name.startsWith("."))
                     .toList();
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);

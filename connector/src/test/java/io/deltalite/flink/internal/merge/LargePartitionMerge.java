@@ -84,7 +84,7 @@ public final class LargePartitionMerge {
             snapshot.commit(
                     new TableCommit(
                             "setup", 1, Map.of(), Map.of(PartitionValues.UNPARTITIONED, files)));
-        } catch (ConcurrentCommitException e) {
+        } catch (ConcurrentCommitException | CommitOutcomeUnknownException e) {
             throw new IllegalStateException(e);
         }
         return files;

@@ -1,0 +1,198 @@
+package io.deltalite.flink.internal.merge;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides, from the Delta log, which of the files deltalite wrote for a checkpoint may be deleted,
+ * and deletes them. Every deletion of a file that left the writer that wrote it goes through here.
+ *
+ * <h2>Who may delete which file, when</h2>
+ *
+ * <table>
+ *   <caption>deletion rules</caption>
+ *   <tr><th>file</th><th>deleted by</th><th>when</th></tr>
+ *   <tr><td>a writer's output no checkpoint holds yet (an early merge, a prepared result whose
+ *       checkpoint was not taken)</td><td>that writer ({@link MergeWriter})</td><td>when a later
+ *       merge of the same checkpoint replaces it, when the merge fails, when the writer closes
+ *       before the end of its input</td></tr>
+ *   <tr><td>a data file of a checkpoint a writer holds as pending</td><td>the writer holding it
+ *       ({@link PendingCheckpoints}), only if this job prepared it</td><td>once the log shows the
+ *       checkpoint committed, if the commit did not add it (a re-merge replaced it)</td></tr>
+ *   <tr><td>a staged key file of a pending checkpoint</td><td>the writer holding it, whichever job
+ *       prepared it</td><td>once the log shows the checkpoint committed</td></tr>
+ *   <tr><td>the files of this job's checkpoints that never completed</td><td>writer subtask 0
+ *       ({@link MergeWriter#cleanUpAfterRestore})</td><td>at a restart, for checkpoints after the
+ *       restored one that the log does not show committed</td></tr>
+ *   <tr><td>a committer's re-merge output</td><td>the committer ({@link
+ *       CheckpointCommitter})</td><td>once the version holding the checkpoint is known, if it
+ *       does not add it</td></tr>
+ *   <tr><td>anything of another job's checkpoints that never completed</td><td>nobody: {@code
+ *       VACUUM}</td><td>another job may be alive (a job started from a savepoint of a running
+ *       one) and commit them later</td></tr>
+ * </table>
+ *
+ * <p>Two rules hold for all of them. A file that some committed version references is never
+ * deleted: a commit of checkpoint N adds only files written for N (re-merges write new files), so a
+ * file of N that the version holding N did not add is referenced by no version; and as a last guard
+ * nothing live in the latest version is deleted. A file is deleted only where no reader can still
+ * need it: the only reader of a pending checkpoint's data files is the writer that holds it (its
+ * view of the partition), the only reader of staged keys is a committer re-merging that checkpoint,
+ * which no committer does once it is committed. When the log no longer holds the version in
+ * question (expired log files), nothing but staged keys is deleted; {@code VACUUM} reclaims the
+ * rest.
+ */
+public final class FileReclaimer {
+    private static final Logger LOG = LoggerFactory.getLogger(FileReclaimer.class);
+
+    /** Where a checkpoint stands in the log. */
+    public enum Status {
+        /** The latest version does not record the checkpoint (yet). */
+        NOT_COMMITTED,
+        /** A version records the checkpoint; its added files are known. */
+        COMMITTED,
+        /** A later checkpoint of the same app id is recorded and this one never had a version. */
+        SKIPPED,
+        /** The checkpoint is recorded, but the log no longer tells by which version. */
+        UNKNOWN
+    }
+
+    /**
+     * Where a checkpoint landed.
+     *
+     * @param status see {@link Status}
+     * @param version the version holding the checkpoint when {@link Status#COMMITTED}, else -1
+     * @param addedNames names of the files that version added, when {@link Status#COMMITTED}
+     */
+    public record Landing(Status status, long version, Set<String> addedNames) {
+        public Landing {
+            addedNames = Set.copyOf(addedNames);
+        }
+
+        static final Landing NOT_COMMITTED = new Landing(Status.NOT_COMMITTED, -1, Set.of());
+        static final Landing SKIPPED = new Landing(Status.SKIPPED, -1, Set.of());
+        static final Landing UNKNOWN = new Landing(Status.UNKNOWN, -1, Set.of());
+
+        /** Whether the checkpoint is decided: it will never be committed (again). */
+        public boolean isResolved() {
+            return status != Status.NOT_COMMITTED;
+        }
+
+        public boolean added(String path) {
+            return addedNames.contains(name(path));
+        }
+    }
+
+    private final MergeTable table;
+
+    public FileReclaimer(MergeTable table) {
+        this.table = table;
+    }
+
+    /**
+     * Finds the version holding checkpoint {@code checkpointId} of {@code appId}. Checkpoints of
+     * one app id are committed in order, each in a version of its own, so the first version after
+     * {@code notCommittedAt} that records the app id at {@code checkpointId} or later is the one.
+     *
+     * @param notCommittedAt a version at which the checkpoint was not committed, or -1 if unknown
+     */
+    public Landing find(
+            TableSnapshot snapshot, String appId, long checkpointId, long notCommittedAt) {
+        OptionalLong committed = snapshot.committedCheckpoint(appId);
+        if (committed.isEmpty() || committed.getAsLong() < checkpointId) {
+            return Landing.NOT_COMMITTED;
+        }
+        if (notCommittedAt < 0) {
+            return Landing.UNKNOWN;
+        }
+        Optional<List<CommitRecord>> commits = snapshot.commitsAfter(notCommittedAt);
+        if (commits.isEmpty()) {
+            return Landing.UNKNOWN;
+        }
+        for (CommitRecord commit : commits.get()) {
+            OptionalLong recorded = commit.transaction(appId);
+            if (recorded.isPresent() && recorded.getAsLong() >= checkpointId) {
+                if (recorded.getAsLong() > checkpointId) {
+                    return Landing.SKIPPED;
+                }
+                Set<String> names = new HashSet<>();
+                commit.addedPaths().forEach(path -> names.add(name(path)));
+                return new Landing(Status.COMMITTED, commit.version(), names);
+            }
+        }
+        return Landing.UNKNOWN;
+    }
+
+    /**
+     * Deletes the files of a resolved checkpoint that no version references: staged key files
+     * always, data files only when {@code mayDeleteDataFiles} (this job wrote them and no other
+     * reader holds them) and the landing says the commit did not add them.
+     *
+     * @return how many files were deleted
+     */
+    public int reclaim(
+            TableSnapshot snapshot,
+            Landing landing,
+            Collection<String> files,
+            boolean mayDeleteDataFiles) {
+        if (!landing.isResolved()) {
+            throw new IllegalStateException("the checkpoint may still be committed");
+        }
+        List<String> candidates = new ArrayList<>();
+        for (String path : files) {
+            if (table.files().isStagedKeyFile(path)) {
+                candidates.add(path);
+            } else if (mayDeleteDataFiles
+                    && (landing.status() == Status.SKIPPED
+                            || (landing.status() == Status.COMMITTED && !landing.added(path)))) {
+                candidates.add(path);
+            }
+        }
+        return deleteUnlessLive(snapshot, candidates);
+    }
+
+    /** Deletes the files of a checkpoint that can never be committed, except any live one. */
+    public int reclaimNeverCommitted(TableSnapshot snapshot, Collection<String> files) {
+        return deleteUnlessLive(snapshot, new ArrayList<>(files));
+    }
+
+    private int deleteUnlessLive(TableSnapshot snapshot, List<String> candidates) {
+        if (candidates.isEmpty()) {
+            return 0;
+        }
+        List<String> dataFiles = new ArrayList<>();
+        candidates.forEach(
+                path -> {
+                    if (!table.files().isStagedKeyFile(path)) {
+                        dataFiles.add(path);
+                    }
+                });
+        Set<String> live = dataFiles.isEmpty() ? Set.of() : snapshot.livePaths(dataFiles);
+        int deleted = 0;
+        for (String path : candidates) {
+            if (live.contains(path)) {
+                LOG.warn(
+                        "Not deleting {} of table {}: it is live in version {}.",
+                        path,
+                        table.location(),
+                        snapshot.version());
+                continue;
+            }
+            table.files().deleteUncommitted(DataFile.atPath(path));
+            deleted++;
+        }
+        return deleted;
+    }
+
+    /** The last segment of a path: data file names are unique (they embed a random UUID). */
+    static String name(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+}
