@@ -82,7 +82,12 @@ final class FileJournal implements AttemptJournal {
                 if (owner.chars().allMatch(Character::isDigit)) {
                     owner = AttemptJournal.writer(Integer.parseInt(owner)); // first format
                 }
-                List<String> lines = read(file);
+                List<String> lines;
+                try {
+                    lines = read(file);
+                } catch (FileNotFoundException e) {
+                    continue; // removed meanwhile by the writer or committer that resolved it
+                }
                 long notCommittedAt = -1;
                 if (!lines.isEmpty() && lines.get(0).startsWith(HEADER)) {
                     notCommittedAt = Long.parseLong(lines.remove(0).substring(HEADER.length()));
@@ -97,6 +102,11 @@ final class FileJournal implements AttemptJournal {
             }
         } catch (FileNotFoundException e) {
             return entries;
+        } catch (UncheckedIOException e) {
+            if (e.getCause() instanceof FileNotFoundException) {
+                return entries; // the folder was never created
+            }
+            throw e;
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot list " + directory(appId), e);
         }

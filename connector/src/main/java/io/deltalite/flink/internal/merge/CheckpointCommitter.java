@@ -67,12 +67,19 @@ public final class CheckpointCommitter {
     public CommitOutcome commit(CheckpointResults checkpoint) {
         Map<PartitionValues, PartitionWriteResult> current = byPartition(checkpoint);
         if (current.isEmpty()) {
+            if (checkpoint.checkpointId() == CheckpointResults.END_OF_INPUT) {
+                closeLineage(checkpoint);
+            }
             return new CommitOutcome(
                     CommitOutcome.Status.NOTHING_TO_COMMIT, -1, UpsertStats.EMPTY, 0, 0);
         }
         Attempts attempts = new Attempts(checkpoint);
         try {
-            return attempts.run(current);
+            CommitOutcome outcome = attempts.run(current);
+            if (checkpoint.checkpointId() == CheckpointResults.END_OF_INPUT) {
+                closeLineage(checkpoint);
+            }
+            return outcome;
         } finally {
             try {
                 sweepLeftovers(checkpoint.appId(), checkpoint.checkpointId());
@@ -347,6 +354,35 @@ public final class CheckpointCommitter {
                             + ". The job fails and replays the checkpoint after its"
                             + " restart. If several jobs write the same partitions, give each its"
                             + " own partitions, or raise 'commit-retries'.");
+        }
+    }
+
+    /**
+     * After the end-of-input checkpoint of a lineage no writer of it merges again: the files of its
+     * checkpoints that no version took (the writers' survivors a re-merge replaced, staged keys)
+     * are deleted, and its journal with them. Another job started from a savepoint of this one
+     * holds none of them once it has seen them committed.
+     */
+    private void closeLineage(CheckpointResults checkpoint) {
+        String appId = checkpoint.appId();
+        TableSnapshot snapshot = table.latestSnapshot();
+        FileReclaimer.Landing landing =
+                reclaimer.find(
+                        snapshot, appId, checkpoint.checkpointId(), checkpoint.notCommittedAt());
+        if (landing.status() == FileReclaimer.Status.COMMITTED) {
+            List<String> written = new ArrayList<>();
+            checkpoint.results().forEach(result -> written.addAll(result.writtenPaths()));
+            reclaimer.reclaim(snapshot, landing, written, true);
+        }
+        for (AttemptJournal.Entry entry : table.journal().entries(appId)) {
+            FileReclaimer.Landing earlier =
+                    reclaimer.find(snapshot, appId, entry.checkpointId(), entry.notCommittedAt());
+            if (earlier.isResolved()) {
+                if (earlier.status() != FileReclaimer.Status.UNKNOWN) {
+                    reclaimer.reclaim(snapshot, earlier, entry.files(), true);
+                }
+                table.journal().remove(entry);
+            }
         }
     }
 

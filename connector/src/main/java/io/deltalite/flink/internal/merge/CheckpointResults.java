@@ -11,6 +11,9 @@ import java.util.Objects;
  */
 public record CheckpointResults(
         String appId, long checkpointId, List<PartitionWriteResult> results) {
+    /** The checkpoint id Flink gives the results of the end of the input (the last of a job). */
+    public static final long END_OF_INPUT = Long.MAX_VALUE;
+
     public CheckpointResults {
         Objects.requireNonNull(appId, "appId");
         results = List.copyOf(results);

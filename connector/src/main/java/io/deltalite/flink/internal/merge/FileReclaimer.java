@@ -158,6 +158,22 @@ public final class FileReclaimer {
         return deleteUnlessLive(snapshot, candidates);
     }
 
+    /**
+     * Whether some data file among {@code files} is referenced by no version according to {@code
+     * landing} — a file left for its writer to delete, or for {@code VACUUM}.
+     */
+    public boolean leavesDataFiles(Landing landing, Collection<String> files) {
+        for (String path : files) {
+            if (table.files().isStagedKeyFile(path)) {
+                continue;
+            }
+            if (landing.status() != Status.COMMITTED || !landing.added(path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Deletes the files of a checkpoint that can never be committed, except any live one. */
     public int reclaimNeverCommitted(TableSnapshot snapshot, Collection<String> files) {
         return deleteUnlessLive(snapshot, new ArrayList<>(files));

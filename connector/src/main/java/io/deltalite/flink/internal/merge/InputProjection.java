@@ -66,6 +66,22 @@ public final class InputProjection implements Serializable {
             }
             ValueType.Field field = input.get(source);
             casts[i] = cast(field.type(), column.type());
+            if (casts[i] == null && isZoneMismatch(field.type(), column.type())) {
+                throw new DeltaLiteSchemaMismatchException(
+                        "Column '"
+                                + column.name()
+                                + "' is "
+                                + describeTimestamp(field.type())
+                                + " in the input but "
+                                + describeTimestamp(column.type())
+                                + " in the Delta table at "
+                                + tableLocation
+                                + ". Converting one into the other needs a time zone, which the"
+                                + " sink does not guess. Convert it in the job: in Flink SQL,"
+                                + " CAST(col AS TIMESTAMP_LTZ(6)) reads a wall-clock time in the"
+                                + " session time zone ('table.local-time-zone') and CAST(col AS"
+                                + " TIMESTAMP(6)) writes an instant as wall-clock time in it.");
+            }
             if (casts[i] == null) {
                 throw new DeltaLiteSchemaMismatchException(
                         "Column '"
@@ -97,6 +113,24 @@ public final class InputProjection implements Serializable {
             }
         }
         return row;
+    }
+
+    private static boolean isZoneMismatch(ValueType from, ValueType to) {
+        return from instanceof ValueType.Primitive source
+                && to instanceof ValueType.Primitive target
+                && isTimestamp(source.kind())
+                && isTimestamp(target.kind())
+                && source.kind() != target.kind();
+    }
+
+    private static boolean isTimestamp(ValueType.Kind kind) {
+        return kind == ValueType.Kind.TIMESTAMP || kind == ValueType.Kind.TIMESTAMP_NTZ;
+    }
+
+    private static String describeTimestamp(ValueType type) {
+        return ((ValueType.Primitive) type).kind() == ValueType.Kind.TIMESTAMP
+                ? "an instant (Flink TIMESTAMP_LTZ, Delta timestamp)"
+                : "a wall-clock time without zone (Flink TIMESTAMP, Delta timestamp_ntz)";
     }
 
     /** A lossless conversion of non-null values; serializable with the sink. */
@@ -171,10 +205,8 @@ public final class InputProjection implements Serializable {
                         case TINYINT, SMALLINT, INT -> value -> ((Number) value).doubleValue();
                         default -> null;
                     };
-            // Both are instants stored as UTC microseconds; a timestamp without zone is read as
-            // UTC.
-            case TIMESTAMP -> source.kind() == ValueType.Kind.TIMESTAMP_NTZ ? value -> value : null;
-            case TIMESTAMP_NTZ -> source.kind() == ValueType.Kind.TIMESTAMP ? value -> value : null;
+            // TIMESTAMP (an instant) and TIMESTAMP_NTZ (a wall-clock time) do not convert into
+            // each other without a time zone: see zoneMismatch.
             default -> null;
         };
     }

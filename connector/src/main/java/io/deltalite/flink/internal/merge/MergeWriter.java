@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -37,6 +36,7 @@ public final class MergeWriter implements AutoCloseable {
     private final PartitionMerger merger;
     private final ChangeBuffer buffer;
     private final ExecutorService partitionPool;
+    private final ParallelFileWork partitions;
     private final int subtask;
 
     /** Checkpoints prepared (or restored) and not yet seen committed. */
@@ -78,6 +78,7 @@ public final class MergeWriter implements AutoCloseable {
                         ? Executors.newFixedThreadPool(
                                 maxParallelPartitions, daemonThreads("deltalite-partition-merge"))
                         : null;
+        this.partitions = new ParallelFileWork(partitionPool);
     }
 
     public void upsert(Object[] row) {
@@ -258,39 +259,7 @@ public final class MergeWriter implements AutoCloseable {
     }
 
     private List<PartitionWriteResult> runAll(List<Callable<PartitionWriteResult>> merges) {
-        List<PartitionWriteResult> results = new ArrayList<>(merges.size());
-        if (partitionPool == null || merges.size() == 1) {
-            try {
-                for (Callable<PartitionWriteResult> merge : merges) {
-                    results.add(merge.call());
-                }
-            } catch (Exception e) {
-                discard(results);
-                throw rethrow(e);
-            }
-            return results;
-        }
-        List<Future<PartitionWriteResult>> futures = new ArrayList<>();
-        merges.forEach(merge -> futures.add(partitionPool.submit(merge)));
-        RuntimeException failure = null;
-        for (Future<PartitionWriteResult> future : futures) {
-            try {
-                results.add(future.get());
-            } catch (Exception e) {
-                Throwable cause =
-                        e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
-                if (failure == null) {
-                    failure = rethrow(cause);
-                } else {
-                    failure.addSuppressed(cause);
-                }
-            }
-        }
-        if (failure != null) {
-            discard(results);
-            throw failure;
-        }
-        return results;
+        return partitions.runAll(merges, result -> discard(List.of(result)));
     }
 
     /** Deletes the files of results that will never be committed. */
@@ -301,19 +270,6 @@ public final class MergeWriter implements AutoCloseable {
                     .stagedPaths()
                     .forEach(path -> table.files().deleteUncommitted(DataFile.atPath(path)));
         }
-    }
-
-    private static RuntimeException rethrow(Throwable error) {
-        if (error instanceof InterruptedException) {
-            Thread.currentThread().interrupt();
-        }
-        if (error instanceof RuntimeException runtime) {
-            return runtime;
-        }
-        if (error instanceof Error fatal) {
-            throw fatal;
-        }
-        return new IllegalStateException(error.getMessage(), error);
     }
 
     static ThreadFactory daemonThreads(String prefix) {

@@ -2,11 +2,14 @@ package io.deltalite.flink.internal.merge;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -21,51 +24,74 @@ final class ParallelFileWork {
     }
 
     /**
-     * Runs every task and returns their results in order. If one fails, the others are cancelled,
-     * {@code cleanup} receives the results of those that succeeded, and the first failure is
-     * rethrown.
+     * Runs every task and returns their results in order. If one fails (or the caller is
+     * interrupted), the others are cancelled, and every result produced — also by a task that
+     * completes after its cancellation — goes to {@code cleanup} before the first failure is
+     * rethrown: nothing a task wrote is left behind unseen.
      */
     <T> List<T> runAll(List<Callable<T>> tasks, Consumer<T> cleanup) {
         if (executor == null || tasks.size() <= 1) {
             return runInline(tasks, cleanup);
         }
+        Queue<T> produced = new ConcurrentLinkedQueue<>();
+        CountDownLatch finished = new CountDownLatch(tasks.size());
         List<Future<T>> futures = new ArrayList<>(tasks.size());
         for (Callable<T> task : tasks) {
-            futures.add(executor.submit(task));
+            futures.add(
+                    executor.submit(
+                            () -> {
+                                try {
+                                    T result = task.call();
+                                    produced.add(result);
+                                    return result;
+                                } finally {
+                                    finished.countDown();
+                                }
+                            }));
         }
         List<T> results = new ArrayList<>(tasks.size());
         RuntimeException failure = null;
         for (Future<T> future : futures) {
-            if (failure != null) {
-                future.cancel(true);
-            }
             try {
-                T result = future.get();
-                if (failure == null) {
-                    results.add(result);
-                } else {
-                    cleanup.accept(result);
-                }
-            } catch (CancellationException e) {
-                // Cancelled after an earlier failure.
+                results.add(future.get());
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                futures.forEach(f -> f.cancel(true));
-                failure = failure == null ? new IllegalStateException("interrupted", e) : failure;
+                failure = new IllegalStateException("interrupted while files were merged", e);
+                break;
             } catch (ExecutionException e) {
-                if (failure == null) {
-                    failure = asRuntime(e.getCause());
-                    results.forEach(cleanup);
-                    results.clear();
-                } else {
-                    failure.addSuppressed(e.getCause());
-                }
+                failure = asRuntime(e.getCause());
+                break;
             }
         }
-        if (failure != null) {
-            throw failure;
+        if (failure == null) {
+            return results;
         }
-        return results;
+        boolean interrupted = Thread.interrupted();
+        futures.forEach(future -> future.cancel(true));
+        // Cancelled tasks that were running still finish (most at their next interruptible
+        // call); what they produced is cleaned up once they did.
+        awaitUninterruptibly(finished);
+        produced.forEach(cleanup);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        throw failure;
+    }
+
+    /** Waits for the tasks that were started to finish, for at most a minute. */
+    private static void awaitUninterruptibly(CountDownLatch finished) {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        boolean interrupted = false;
+        while (true) {
+            try {
+                finished.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static <T> List<T> runInline(List<Callable<T>> tasks, Consumer<T> cleanup) {

@@ -87,12 +87,8 @@ final class PendingCheckpoints {
                 continue;
             }
             checkpoints.remove();
-            int deleted =
-                    reclaimer.reclaim(
-                            snapshot,
-                            landing,
-                            checkpoint.writtenPaths(),
-                            checkpoint.appId().equals(ownAppId));
+            boolean own = checkpoint.appId().equals(ownAppId);
+            int deleted = reclaimer.reclaim(snapshot, landing, checkpoint.writtenPaths(), own);
             if (deleted > 0) {
                 LOG.info(
                         "Checkpoint {} of app {} is committed in {}; deleted {} of its files that"
@@ -103,7 +99,11 @@ final class PendingCheckpoints {
                         table.location(),
                         deleted);
             }
-            table.journal().remove(checkpoint.journalEntry().withoutFiles());
+            if (own || !reclaimer.leavesDataFiles(landing, checkpoint.writtenPaths())) {
+                table.journal().remove(checkpoint.journalEntry().withoutFiles());
+            }
+            // Otherwise the entry of the job that prepared the checkpoint stays: its files that
+            // no version took are that job's to delete, or VACUUM's.
         }
     }
 }

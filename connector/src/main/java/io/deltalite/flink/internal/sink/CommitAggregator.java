@@ -156,7 +156,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
                                 + result.appId());
             }
         }
-        if (results.isEmpty()) {
+        if (appId == null || (results.isEmpty() && checkpointId != CommittableMessage.EOI)) {
             return;
         }
         output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));

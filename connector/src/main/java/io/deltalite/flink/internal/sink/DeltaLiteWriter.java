@@ -114,9 +114,11 @@ final class DeltaLiteWriter
     public Collection<WriteResult> prepareCommit() {
         List<PartitionWriteResult> results = merge.prepare();
         FaultInjection.at(FaultInjection.Point.PREPARED, config.location());
-        if (results.isEmpty()) {
+        if (results.isEmpty() && !endOfInput) {
             return List.of();
         }
+        // At the end of the input even an empty result goes out: it tells the committer that this
+        // job's lineage is complete, so the files it no longer needs can be cleaned up.
         return List.of(new WriteResult(merge.appId(), results));
     }
 

@@ -28,9 +28,44 @@ class MergeMemoryBoundTest {
     @Test
     void aPartitionSeveralTimesLargerThanTheHeapIsMergedInIt()
             throws IOException, InterruptedException {
+        String output =
+                runInHeap(
+                        HEAP,
+                        LargePartitionMerge.class,
+                        dir.resolve("table").toString(),
+                        Long.toString(ROWS),
+                        Integer.toString(UPSERTS));
+        // The table really is several times larger than the heap.
+        assertThat(output).containsPattern("wrote 500000 rows in \\d+ files, (4|5|6)\\d\\d MiB");
+        assertThat(output).contains("verified 500000 rows");
+    }
+
+    /**
+     * One checkpoint deletes millions of keys with the default knobs in a small heap, and is merged
+     * again from its staged keys: the deleted keys live in files, not in state or in memory. The
+     * full-size run (20 million keys in a 1 GiB heap) is {@code -Ddeletes.rows=20000000
+     * -Ddeletes.heap=1g}.
+     */
+    @Test
+    void aCheckpointDeletingMillionsOfKeysRunsWithTheDefaultKnobsInASmallHeap()
+            throws IOException, InterruptedException {
+        long rows = Long.getLong("deletes.rows", 2_000_000);
+        String output =
+                runInHeap(
+                        System.getProperty("deletes.heap", "256m"),
+                        ManyDeletesMerge.class,
+                        dir.resolve("deletes").toString(),
+                        Long.toString(rows));
+        System.out.println(output);
+        assertThat(output).contains("verified " + (rows + 999) / 1000 + " rows");
+    }
+
+    /** Runs {@code main} in a JVM with heap {@code heap}; fails unless it exits with 0. */
+    private String runInHeap(String heap, Class<?> main, String... args)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx" + HEAP);
+        command.add("-Xmx" + heap);
         // An OutOfMemoryError in any thread ends the JVM instead of being swallowed.
         command.add("-XX:+ExitOnOutOfMemoryError");
         for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -40,33 +75,27 @@ class MergeMemoryBoundTest {
         }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(LargePartitionMerge.class.getName());
-        command.add(dir.resolve("table").toString());
-        command.add(Long.toString(ROWS));
-        command.add(Integer.toString(UPSERTS));
-
+        command.add(main.getName());
+        command.addAll(List.of(args));
+        Path log = dir.resolve(main.getSimpleName() + ".txt");
         Process child =
                 new ProcessBuilder(command)
                         .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve("output.txt").toFile())
+                        .redirectOutput(log.toFile())
                         .start();
-        boolean finished = child.waitFor(5, TimeUnit.MINUTES);
+        boolean finished = child.waitFor(15, TimeUnit.MINUTES);
         if (!finished) {
             child.destroyForcibly().waitFor();
         }
-        String output =
-                new String(
-                        java.nio.file.Files.readAllBytes(dir.resolve("output.txt")),
-                        StandardCharsets.UTF_8);
+        String output = new String(java.nio.file.Files.readAllBytes(log), StandardCharsets.UTF_8);
         if (!finished || child.exitValue() != 0) {
             fail(
-                    "The merge in a JVM with -Xmx%s %s. Its output:%n%s",
-                    HEAP,
-                    finished ? "exited with " + child.exitValue() : "did not finish in 5 minutes",
+                    "%s in a JVM with -Xmx%s %s. Its output:%n%s",
+                    main.getSimpleName(),
+                    heap,
+                    finished ? "exited with " + child.exitValue() : "did not finish in time",
                     output);
         }
-        // The table really is several times larger than the heap.
-        assertThat(output).containsPattern("wrote 500000 rows in \\d+ files, (4|5|6)\\d\\d MiB");
-        assertThat(output).contains("verified 500000 rows");
+        return output;
     }
 }

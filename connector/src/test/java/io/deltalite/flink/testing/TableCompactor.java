@@ -1,0 +1,99 @@
+package io.deltalite.flink.testing;
+
+import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.merge.BatchStream;
+import io.deltalite.flink.internal.merge.CommitOutcomeUnknownException;
+import io.deltalite.flink.internal.merge.ConcurrentCommitException;
+import io.deltalite.flink.internal.merge.DataFile;
+import io.deltalite.flink.internal.merge.DataFileStore;
+import io.deltalite.flink.internal.merge.MergeOptions;
+import io.deltalite.flink.internal.merge.PartitionValues;
+import io.deltalite.flink.internal.merge.RowBatch;
+import io.deltalite.flink.internal.merge.TableCommit;
+import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.merge.TableSnapshot;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+
+/**
+ * Another writer that compacts one partition, as {@code OPTIMIZE} would: it rewrites every live
+ * file of the partition into new files with the same rows and commits the swap, or gives up (and
+ * deletes what it wrote) when another commit got there first.
+ */
+public final class TableCompactor {
+    private TableCompactor() {}
+
+    /**
+     * @return whether the compaction was committed
+     */
+    public static boolean compact(
+            String location, TableDefinition definition, PartitionValues partition) {
+        DeltaTable table =
+                DeltaTable.open(location, Map.of(), MergeOptions.DEFAULTS, definition, false);
+        TableSnapshot snapshot = table.latestSnapshot();
+        List<DataFile> live = snapshot.liveFiles(List.of(partition)).get(partition);
+        if (live.size() < 2) {
+            return false;
+        }
+        DataFileStore store = table.files();
+        List<DataFile> written = store.write(partition, new Concatenated(store, live));
+        try {
+            snapshot.commit(
+                    new TableCommit(
+                            "compactor",
+                            snapshot.version(),
+                            Map.of(partition, live),
+                            Map.of(partition, written)));
+            return true;
+        } catch (ConcurrentCommitException e) {
+            written.forEach(store::deleteUncommitted);
+            return false;
+        } catch (CommitOutcomeUnknownException e) {
+            return false; // it may have landed: its files stay
+        }
+    }
+
+    /** The rows of several files, one after the other. */
+    private static final class Concatenated implements BatchStream {
+        private final DataFileStore store;
+        private final Iterator<DataFile> files;
+        private BatchStream current;
+
+        Concatenated(DataFileStore store, List<DataFile> files) {
+            this.store = store;
+            this.files = files.iterator();
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (current == null || !current.hasNext()) {
+                if (current != null) {
+                    current.close();
+                    current = null;
+                }
+                if (!files.hasNext()) {
+                    return false;
+                }
+                current = store.readRows(files.next());
+            }
+            return true;
+        }
+
+        @Override
+        public RowBatch next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return current.next();
+        }
+
+        @Override
+        public void close() {
+            if (current != null) {
+                current.close();
+            }
+        }
+    }
+}
