@@ -62,6 +62,9 @@ public final class DeltaLiteSink
 
     private final SinkConfig config;
 
+    /** The stream this sink was added to, to refuse a second one (client side only). */
+    private transient Integer inputId;
+
     DeltaLiteSink(SinkConfig config) {
         this.config = config;
     }
@@ -101,13 +104,23 @@ public final class DeltaLiteSink
 
     @Override
     public DataStream<RowData> addPreWriteTopology(DataStream<RowData> input) {
+        if (inputId != null && inputId != input.getId()) {
+            // Both would commit under one transaction app id and take each other's checkpoints
+            // for their own.
+            throw new IllegalStateException(
+                    "This DeltaLiteSink for "
+                            + config.location()
+                            + " is already the sink of another stream. Build one sink per"
+                            + " stream: DeltaLiteSink.forTable(...)...build() for each sinkTo().");
+        }
+        inputId = input.getId();
         return SinkTopology.keyByPartition(config, input);
     }
 
     @Override
     public DataStream<CommittableMessage<CheckpointResults>> addPreCommitTopology(
             DataStream<CommittableMessage<WriteResult>> writeResults) {
-        return SinkTopology.aggregate(writeResults);
+        return SinkTopology.aggregate(config, writeResults);
     }
 
     @Override

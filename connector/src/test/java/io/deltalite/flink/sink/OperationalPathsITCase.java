@@ -161,6 +161,24 @@ class OperationalPathsITCase {
         assertEachCheckpointCommittedOnce(table);
     }
 
+    /**
+     * One sink object added to two streams would give two pipelines one transaction app id, each
+     * taking the other's checkpoints for its own: refused while the job is built.
+     */
+    @Test
+    void aSinkAddedToTwoStreamsIsRefused() {
+        ChangeScript keys = newKeys(0, 10);
+        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(150), 0);
+        DeltaLiteSink sink = sink(keys, dir.resolve("shared"));
+        SinkJobs.changes(env, keys, 100).sinkTo(sink);
+        SinkJobs.changes(env, keys, 100).filter(row -> true).sinkTo(sink);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(env::getStreamGraph)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("already the sink of another stream")
+                .hasMessageContaining(dir.resolve("shared").toString());
+    }
+
     /** Inserts of {@code count} keys of their own for run {@code run}. */
     private static ChangeScript newKeys(int run, int count) {
         List<ChangeScript.Change> changes = new ArrayList<>();

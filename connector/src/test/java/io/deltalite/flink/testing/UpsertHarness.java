@@ -33,14 +33,33 @@ public final class UpsertHarness implements AutoCloseable {
 
     private UpsertHarness(
             String location, DeltaTable table, MergeOptions options, String appId, int subtask) {
+        this(location, table, options, appId, subtask, 0, -1);
+    }
+
+    /**
+     * @param restoredCheckpoint the checkpoint the "job" restored, making the committer this app
+     *     id's own (it then sweeps orphaned checkpoints), or -1 for a committer of others' work
+     */
+    private UpsertHarness(
+            String location,
+            DeltaTable table,
+            MergeOptions options,
+            String appId,
+            int subtask,
+            int attempt,
+            long restoredCheckpoint) {
         this.appId = appId;
         this.location = location;
         this.table = table;
         this.options = options;
         this.files = Executors.newFixedThreadPool(options.maxParallelFiles());
-        this.writer = new MergeWriter(table, options, appId, subtask, 2, files);
+        this.writer = new MergeWriter(table, options, appId, subtask, attempt, 2, files);
+        PartitionMerger merger = new PartitionMerger(table, options, files);
         this.committer =
-                new CheckpointCommitter(table, new PartitionMerger(table, options, files), options);
+                restoredCheckpoint < 0
+                        ? new CheckpointCommitter(table, merger, options)
+                        : new CheckpointCommitter(
+                                table, merger, options, appId, restoredCheckpoint);
         // Reopening a table continues after the checkpoints committed earlier, as after a restart.
         this.checkpoint = table.latestSnapshot().committedCheckpoint(appId).orElse(0);
     }
@@ -70,6 +89,26 @@ public final class UpsertHarness implements AutoCloseable {
                 options,
                 appId,
                 subtask);
+    }
+
+    /**
+     * The same writer subtask and committer after a failover of their job that restored checkpoint
+     * {@code restoredCheckpoint}: the next attempt, same app id, nothing of {@code failed}'s
+     * memory.
+     */
+    public static UpsertHarness restarted(
+            UpsertHarness failed, int subtask, long restoredCheckpoint) {
+        UpsertHarness restarted =
+                new UpsertHarness(
+                        failed.location,
+                        failed.table,
+                        failed.options,
+                        failed.appId,
+                        subtask,
+                        1,
+                        restoredCheckpoint);
+        restarted.checkpoint = failed.checkpoint;
+        return restarted;
     }
 
     /** Another writer subtask of the same sink: same table, same app id. */

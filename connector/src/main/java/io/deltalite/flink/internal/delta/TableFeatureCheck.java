@@ -67,6 +67,17 @@ final class TableFeatureCheck {
                     "Iceberg compatibility (delta.enableIcebergCompatV2/V3)",
                     "it requires column mapping.");
         }
+        String retention = properties.get("delta.setTransactionRetentionDuration");
+        if (retention != null && !retention.isBlank()) {
+            refuse(
+                    tablePath,
+                    "expiring transaction ids (delta.setTransactionRetentionDuration = "
+                            + retention
+                            + ")",
+                    "deltalite recognises a replayed checkpoint by its transaction id; once it"
+                            + " expired, a checkpoint replayed after a long outage would be"
+                            + " applied again over newer changes. Unset the property.");
+        }
         for (String property : properties.keySet()) {
             if (property.toLowerCase(Locale.ROOT).startsWith("delta.constraints.")) {
                 refuse(

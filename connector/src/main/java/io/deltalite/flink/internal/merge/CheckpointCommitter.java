@@ -55,13 +55,28 @@ public final class CheckpointCommitter {
     private final PartitionMerger merger;
     private final FileReclaimer reclaimer;
     private final int commitRetries;
-    private final Set<String> sweptAppIds = new HashSet<>();
+    private final JournalSweep sweep;
 
+    /** A committer of checkpoints prepared elsewhere (tools, tests): it sweeps its own entries. */
     public CheckpointCommitter(MergeTable table, PartitionMerger merger, MergeOptions options) {
+        this(table, merger, options, null, 0);
+    }
+
+    /**
+     * @param ownAppId the app id of the checkpoints this job prepares
+     * @param restoredCheckpointId the checkpoint the job restored, 0 for none
+     */
+    public CheckpointCommitter(
+            MergeTable table,
+            PartitionMerger merger,
+            MergeOptions options,
+            String ownAppId,
+            long restoredCheckpointId) {
         this.table = table;
         this.merger = merger;
         this.reclaimer = new FileReclaimer(table);
         this.commitRetries = options.commitRetries();
+        this.sweep = new JournalSweep(table, ownAppId, restoredCheckpointId);
     }
 
     public CommitOutcome commit(CheckpointResults checkpoint) {
@@ -82,7 +97,7 @@ public final class CheckpointCommitter {
             return outcome;
         } finally {
             try {
-                sweepLeftovers(checkpoint.appId(), checkpoint.checkpointId());
+                sweep.afterCommit(checkpoint.appId(), checkpoint.checkpointId());
             } catch (RuntimeException e) {
                 LOG.warn(
                         "Could not clean up files of earlier commit attempts in {}: {}",
@@ -247,6 +262,8 @@ public final class CheckpointCommitter {
                 PartitionWriteResult redone = merger.remerge(result, liveFiles, snapshot.version());
                 redone.survivorFiles().forEach(file -> writtenHere.put(file.path(), file));
                 recorded = false;
+                // Noted at once: a failure before the commit leaves them findable.
+                noteWrittenFiles();
                 entry.setValue(redone);
                 remergedPartitions.add(entry.getKey());
                 remerged++;
@@ -380,37 +397,6 @@ public final class CheckpointCommitter {
             if (earlier.isResolved()) {
                 if (earlier.status() != FileReclaimer.Status.UNKNOWN) {
                     reclaimer.reclaim(snapshot, earlier, entry.files(), true);
-                }
-                table.journal().remove(entry);
-            }
-        }
-    }
-
-    /**
-     * Once per app id: re-merge outputs that an earlier incarnation of this committer noted and
-     * could not resolve (it died between writing them and learning the outcome) are resolved for
-     * the checkpoints up to {@code checkpointId}, which are all decided now.
-     */
-    private void sweepLeftovers(String appId, long checkpointId) {
-        if (!sweptAppIds.add(appId)) {
-            return;
-        }
-        List<AttemptJournal.Entry> leftovers = new ArrayList<>();
-        for (AttemptJournal.Entry entry : table.journal().entries(appId)) {
-            if (entry.isCommitters() && entry.checkpointId() <= checkpointId) {
-                leftovers.add(entry);
-            }
-        }
-        if (leftovers.isEmpty()) {
-            return;
-        }
-        TableSnapshot snapshot = table.latestSnapshot();
-        for (AttemptJournal.Entry entry : leftovers) {
-            FileReclaimer.Landing landing =
-                    reclaimer.find(snapshot, appId, entry.checkpointId(), entry.notCommittedAt());
-            if (landing.isResolved()) {
-                if (landing.status() != FileReclaimer.Status.UNKNOWN) {
-                    reclaimer.reclaim(snapshot, landing, entry.files(), true);
                 }
                 table.journal().remove(entry);
             }

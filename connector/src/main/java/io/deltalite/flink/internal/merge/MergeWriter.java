@@ -38,6 +38,7 @@ public final class MergeWriter implements AutoCloseable {
     private final ExecutorService partitionPool;
     private final ParallelFileWork partitions;
     private final int subtask;
+    private final WriterJournal journal;
 
     /** Checkpoints prepared (or restored) and not yet seen committed. */
     private final PendingCheckpoints pending;
@@ -53,20 +54,23 @@ public final class MergeWriter implements AutoCloseable {
             String appId,
             int maxParallelPartitions,
             ExecutorService fileExecutor) {
-        this(table, options, appId, 0, maxParallelPartitions, fileExecutor);
+        this(table, options, appId, 0, 0, maxParallelPartitions, fileExecutor);
     }
 
     /**
      * @param subtask the writer's index among the sink's writers, which names its journal entries
+     * @param attempt the attempt of the writer subtask in its job (it counts the job's failovers)
      */
     public MergeWriter(
             MergeTable table,
             MergeOptions options,
             String appId,
             int subtask,
+            int attempt,
             int maxParallelPartitions,
             ExecutorService fileExecutor) {
         this.subtask = subtask;
+        this.journal = new WriterJournal(table, appId, subtask, attempt);
         this.table = table;
         this.options = options;
         this.appId = appId;
@@ -128,6 +132,7 @@ public final class MergeWriter implements AutoCloseable {
         List<PartitionWriteResult> results = new ArrayList<>(current.values());
         current.clear();
         lastPrepared = results;
+        noteUnprepared();
         return results;
     }
 
@@ -141,58 +146,31 @@ public final class MergeWriter implements AutoCloseable {
             PendingCheckpoint checkpoint =
                     new PendingCheckpoint(
                             appId, checkpointId, AttemptJournal.writer(subtask), lastPrepared);
-            table.journal().record(checkpoint.journalEntry());
+            journal.notePrepared(checkpoint);
             pending.add(checkpoint);
         }
         lastPrepared = List.of();
     }
 
     /**
-     * At a (re)start of this job: deletes the files of this job's checkpoints after {@code
-     * restoredCheckpointId} that never completed — no one can commit them any more, because a
-     * checkpoint reaches the committer only when it completes and the restored one is the latest
-     * that did. Checkpoints of other app ids are left alone: they belong to other jobs, which may
-     * still be running (a job started from a savepoint of a running one); {@code VACUUM} reclaims
-     * what dead jobs left. Only one writer of a job does this, while the job starts.
+     * At a (re)start of this job: deletes the files that writers of earlier attempts wrote and no
+     * checkpoint took (see {@link WriterJournal}). Files of checkpoints that never completed are
+     * left for the committer to resolve once the log proves they never will ({@link JournalSweep}).
+     * Only one writer of a job does this, while the job starts.
      *
-     * @param restoredCheckpointId the checkpoint the job restored, 0 for none
      * @return the number of files deleted
      */
-    public int cleanUpAfterRestore(long restoredCheckpointId) {
-        List<AttemptJournal.Entry> entries = table.journal().entries(appId);
-        if (entries.isEmpty()) {
-            return 0;
-        }
-        TableSnapshot snapshot = table.latestSnapshot();
-        FileReclaimer reclaimer = new FileReclaimer(table);
-        int deleted = 0;
-        for (AttemptJournal.Entry entry : entries) {
-            if (entry.checkpointId() <= restoredCheckpointId || entry.isCommitters()) {
-                continue;
-            }
-            FileReclaimer.Landing landing =
-                    reclaimer.find(snapshot, appId, entry.checkpointId(), entry.notCommittedAt());
-            if (landing.isResolved()) {
-                LOG.warn(
-                        "Checkpoint {} of app {} is committed in {} although the job restored the"
-                                + " earlier checkpoint {}; keeping its files.",
-                        entry.checkpointId(),
-                        appId,
-                        table.location(),
-                        restoredCheckpointId);
-                continue;
-            }
-            deleted += reclaimer.reclaimNeverCommitted(snapshot, entry.files());
-            table.journal().remove(entry);
-        }
-        if (deleted > 0) {
-            LOG.info(
-                    "Deleted {} file(s) of checkpoints after {} that never completed, in {}.",
-                    deleted,
-                    restoredCheckpointId,
-                    table.location());
-        }
-        return deleted;
+    public int cleanUpEarlierAttempts() {
+        return journal.cleanUpEarlierAttempts();
+    }
+
+    /** Notes the files of the checkpoint in progress, which no checkpoint holds yet. */
+    private void noteUnprepared() {
+        List<PartitionWriteResult> unprepared = new ArrayList<>(current.values());
+        unprepared.addAll(lastPrepared);
+        List<String> files = new ArrayList<>();
+        unprepared.forEach(result -> files.addAll(result.writtenPaths()));
+        journal.noteUnprepared(files, CheckpointResults.notCommittedAt(unprepared));
     }
 
     /** Checkpoints prepared or restored that the table did not show committed yet. */
@@ -237,6 +215,7 @@ public final class MergeWriter implements AutoCloseable {
                 current.put(result.partition(), earlier.then(result));
             }
         }
+        noteUnprepared();
     }
 
     /** The partition as this writer sees it: committed files, then its own uncommitted results. */
@@ -292,6 +271,7 @@ public final class MergeWriter implements AutoCloseable {
         current.clear();
         discard(lastPrepared);
         lastPrepared = List.of();
+        journal.forgetUnprepared();
     }
 
     @Override

@@ -14,7 +14,6 @@ import java.util.TreeMap;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -40,6 +39,12 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * or was declined and tolerated): every writer sent its messages for M, and the messages of one
  * writer arrive in order, so nothing more of N can come. The writers that prepared N count on it
  * being committed before M — they drop N from their view once the table records M.
+ *
+ * <p><b>Lineages.</b> After a restore into a new job, buckets restored from state belong to the job
+ * that prepared them, and new messages to this job's lineage; even their checkpoint ids can collide
+ * (the end of the input). Restored buckets of another lineage receive nothing more: they are
+ * emitted, as they are, before anything of this job. The writers known to have finished are kept
+ * only for the lineage they finished in.
  */
 @Internal
 final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<CheckpointResults>>
@@ -53,18 +58,28 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     private static final org.slf4j.Logger LOG =
             org.slf4j.LoggerFactory.getLogger(CommitAggregator.class);
 
+    private final SinkConfig config;
+    private transient String ownAppId;
     private transient TreeMap<Long, Bucket> buckets;
+    private transient List<Map.Entry<Long, Bucket>> otherLineages;
 
     /** Writer subtasks that sent their end-of-input results; they send nothing after. */
     private transient java.util.Set<Integer> finishedSubtasks;
 
     private transient ListState<byte[]> state;
-    private transient ListState<Integer> finishedState;
+    private transient ListState<byte[]> finishedState;
+
+    CommitAggregator(SinkConfig config) {
+        this.config = config;
+    }
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
+        ownAppId =
+                config.transactionAppId(getRuntimeContext().getJobInfo().getJobId().toHexString());
         buckets = new TreeMap<>();
+        otherLineages = new ArrayList<>();
         finishedSubtasks = new java.util.HashSet<>();
         state =
                 context.getOperatorStateStore()
@@ -80,9 +95,18 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
                         .getListState(
                                 new ListStateDescriptor<>(
                                         "deltalite-aggregator-finished-writers",
-                                        IntSerializer.INSTANCE));
-        for (Integer subtask : finishedState.get()) {
-            finishedSubtasks.add(subtask);
+                                        BytePrimitiveArraySerializer.INSTANCE));
+        for (byte[] serialized : finishedState.get()) {
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
+                String lineage = in.readUTF();
+                int count = in.readInt();
+                for (int i = 0; i < count; i++) {
+                    int subtask = in.readInt();
+                    if (lineage.equals(ownAppId)) {
+                        finishedSubtasks.add(subtask);
+                    }
+                }
+            }
         }
     }
 
@@ -106,6 +130,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
 
     /** Emits, in order, every checkpoint up to the last complete one. */
     private void emitCompleted() {
+        emitOtherLineages();
         Long lastComplete = null;
         for (Map.Entry<Long, Bucket> entry : buckets.entrySet()) {
             if (entry.getValue().isComplete(finishedSubtasks)) {
@@ -131,8 +156,17 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         }
     }
 
+    /** Restored checkpoints of the job this one was started from go first, as they are. */
+    private void emitOtherLineages() {
+        for (Map.Entry<Long, Bucket> restored : otherLineages) {
+            emit(restored.getKey(), restored.getValue());
+        }
+        otherLineages.clear();
+    }
+
     @Override
     public void endInput() {
+        emitOtherLineages();
         while (!buckets.isEmpty()) {
             Map.Entry<Long, Bucket> first = buckets.pollFirstEntry();
             emit(first.getKey(), first.getValue());
@@ -175,8 +209,19 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         for (Map.Entry<Long, Bucket> entry : buckets.entrySet()) {
             serialized.add(serialize(entry.getKey(), entry.getValue()));
         }
+        for (Map.Entry<Long, Bucket> restored : otherLineages) {
+            serialized.add(serialize(restored.getKey(), restored.getValue()));
+        }
         state.update(serialized);
-        finishedState.update(new ArrayList<>(finishedSubtasks));
+        ByteArrayOutputStream finished = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(finished)) {
+            out.writeUTF(ownAppId);
+            out.writeInt(finishedSubtasks.size());
+            for (int subtask : finishedSubtasks) {
+                out.writeInt(subtask);
+            }
+        }
+        finishedState.update(List.of(finished.toByteArray()));
     }
 
     private byte[] serialize(long checkpointId, Bucket bucket) throws IOException {
@@ -218,7 +263,12 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
                 in.readFully(data);
                 bucket.results.add(RESULTS.deserialize(version, data));
             }
-            buckets.put(checkpointId, bucket);
+            String lineage = bucket.results.isEmpty() ? null : bucket.results.get(0).appId();
+            if (lineage == null || lineage.equals(ownAppId)) {
+                buckets.put(checkpointId, bucket);
+            } else {
+                otherLineages.add(Map.entry(checkpointId, bucket));
+            }
         }
     }
 

@@ -40,9 +40,14 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
     private ExecutorService fileExecutor;
     private CheckpointCommitter committer;
 
+    private final String ownAppId;
+    private final long restoredCheckpointId;
+
     DeltaLiteCommitter(SinkConfig config, CommitterInitContext context) {
         this.config = config;
         this.metrics = new SinkMetrics(context.metricGroup());
+        this.ownAppId = config.transactionAppId(context.getJobInfo().getJobId().toHexString());
+        this.restoredCheckpointId = context.getRestoredCheckpointId().orElse(0);
     }
 
     @Override
@@ -161,7 +166,9 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
                     new CheckpointCommitter(
                             table,
                             new PartitionMerger(table, config.mergeOptions(), fileExecutor),
-                            config.mergeOptions());
+                            config.mergeOptions(),
+                            ownAppId,
+                            restoredCheckpointId);
         }
         return committer;
     }

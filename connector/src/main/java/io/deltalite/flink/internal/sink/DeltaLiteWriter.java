@@ -67,15 +67,15 @@ final class DeltaLiteWriter
                         config.mergeOptions(),
                         config.transactionAppId(context.getJobInfo().getJobId().toHexString()),
                         subtask,
+                        context.getTaskInfo().getAttemptNumber(),
                         config.maxParallelPartitions(),
                         fileExecutor);
         List<PendingCheckpoint> pending = new ArrayList<>();
         restored.forEach(state -> pending.addAll(state.pending()));
         merge.restorePending(pending);
-        if (subtask == 0) {
-            // Also without a restored checkpoint: a job that failed before its first completed
-            // checkpoint restarts from nothing, and its first attempt's files are still there.
-            merge.cleanUpAfterRestore(context.getRestoredCheckpointId().orElse(0));
+        if (subtask == 0 && context.getTaskInfo().getAttemptNumber() > 0) {
+            // A failover: what writers of the failed attempt wrote and no checkpoint took.
+            merge.cleanUpEarlierAttempts();
         }
         context.metricGroup().gauge("deltaliteBufferedBytes", merge::bufferedBytes);
         context.metricGroup().gauge("deltalitePendingCheckpoints", () -> merge.pending().size());

@@ -86,12 +86,12 @@ public final class SinkTopology {
 
     /** One committable per checkpoint, from a single aggregator, to the committer. */
     public static DataStream<CommittableMessage<CheckpointResults>> aggregate(
-            DataStream<CommittableMessage<WriteResult>> writeResults) {
+            SinkConfig config, DataStream<CommittableMessage<WriteResult>> writeResults) {
         TypeInformation<CommittableMessage<CheckpointResults>> type =
                 CommittableMessageTypeInfo.of(Serializers.CommittableSerializer::new);
         return writeResults
                 .global()
-                .transform("deltalite-commit-aggregator", type, new CommitAggregator())
+                .transform("deltalite-commit-aggregator", type, new CommitAggregator(config))
                 .setParallelism(1)
                 .setMaxParallelism(1)
                 .global();

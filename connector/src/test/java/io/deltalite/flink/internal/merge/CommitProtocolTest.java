@@ -267,6 +267,115 @@ class CommitProtocolTest {
         }
     }
 
+    /**
+     * Checkpoint 5 is an intermediate savepoint: it completed, but a failover restores checkpoint 4
+     * (savepoints are not used for recovery). Its files are not deleted at the restart, because a
+     * new job may start from the savepoint and commit them.
+     */
+    @Test
+    void filesOfACompletedSavepointAFailoverDidNotRestoreStayCommittable() {
+        try (UpsertHarness job = open(ITEMS, MergeOptions.DEFAULTS, "savepointed", 0)) {
+            job.upsert(1L, "one");
+            job.commitAs(4);
+            job.upsert(2L, "two");
+            List<PartitionWriteResult> savepoint = job.prepareAs(5);
+            try (UpsertHarness restarted = UpsertHarness.restarted(job, 0, 4)) {
+                restarted.writer().cleanUpEarlierAttempts();
+                // The failed-over job replays checkpoint 4 (already committed).
+                restarted.commitPrepared(4, List.of());
+            }
+            // A job started from the savepoint commits it.
+            CommitOutcome outcome = job.commitPrepared(5, savepoint);
+
+            assertThat(outcome.status()).isEqualTo(CommitOutcome.Status.COMMITTED);
+            assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+            assertThat(Rows.sorted(job.read()))
+                    .isEqualTo(
+                            Rows.sorted(
+                                    List.of(new Object[] {1L, "one"}, new Object[] {2L, "two"})));
+        }
+    }
+
+    /**
+     * One writer reached the end of its input (its results wait in the aggregator's state), then
+     * another writer fails and the job restarts: the finished writer's files stay for the final
+     * commit.
+     */
+    @Test
+    void endOfInputFilesOfAFinishedWriterSurviveAFailoverOfAnother() {
+        try (UpsertHarness first = open(ITEMS, MergeOptions.DEFAULTS, "bounded", 0);
+                UpsertHarness finished = UpsertHarness.attach(first, 1)) {
+            first.upsert(1L, "one");
+            first.commitAs(7);
+            finished.upsert(2L, "two");
+            List<PartitionWriteResult> endOfInput =
+                    finished.prepareAs(CheckpointResults.END_OF_INPUT);
+            try (UpsertHarness restarted = UpsertHarness.restarted(first, 0, 8)) {
+                restarted.writer().cleanUpEarlierAttempts();
+                restarted.upsert(3L, "three");
+                restarted.commitAs(9);
+            }
+            first.commitPrepared(CheckpointResults.END_OF_INPUT, endOfInput);
+
+            assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+            assertThat(first.read()).hasSize(3);
+        }
+    }
+
+    /**
+     * A failover loses checkpoint 5, which the writers had prepared: its files are deleted once a
+     * later checkpoint of the same job is committed (the table then refuses 5 forever), not before.
+     */
+    @Test
+    void filesOfACheckpointThatNeverCompletedAreDeletedOnceALaterOneCommits() {
+        try (UpsertHarness job = open(ITEMS, MergeOptions.DEFAULTS, "failing", 0)) {
+            job.upsert(1L, "one");
+            job.commitAs(4);
+            job.upsert(2L, "lost");
+            List<PartitionWriteResult> lost = job.prepareAs(5);
+            List<String> lostFiles = new ArrayList<>();
+            lost.forEach(result -> lostFiles.addAll(result.writtenPaths()));
+            try (UpsertHarness restarted = UpsertHarness.restarted(job, 0, 4)) {
+                restarted.writer().cleanUpEarlierAttempts();
+                assertThat(lostFiles).allMatch(CommitProtocolTest::exists);
+                restarted.upsert(2L, "two");
+                restarted.commitAs(6);
+            }
+            assertThat(lostFiles).noneMatch(CommitProtocolTest::exists);
+            assertThat(Rows.sorted(job.read()))
+                    .isEqualTo(
+                            Rows.sorted(
+                                    List.of(new Object[] {1L, "one"}, new Object[] {2L, "two"})));
+            assertThat(journalEntries())
+                    .noneMatch(name -> name.startsWith(String.format("%020d", 5)));
+        }
+    }
+
+    /**
+     * A writer dies after merging, before a checkpoint took its files: the next attempt of the job
+     * deletes them, since no checkpoint can ever commit them.
+     */
+    @Test
+    void filesAWriterWroteBeforeItsCheckpointAreDeletedByTheNextAttempt() {
+        try (UpsertHarness job = open(ITEMS, MergeOptions.DEFAULTS, "crashing", 0)) {
+            job.upsert(1L, "one");
+            job.commitAs(1);
+            job.upsert(2L, "never checkpointed");
+            List<String> written = new ArrayList<>();
+            job.writer().prepare().forEach(result -> written.addAll(result.writtenPaths()));
+            assertThat(written).isNotEmpty().allMatch(CommitProtocolTest::exists);
+            try (UpsertHarness restarted = UpsertHarness.restarted(job, 0, 1)) {
+                assertThat(restarted.writer().cleanUpEarlierAttempts()).isEqualTo(written.size());
+            }
+            assertThat(written).noneMatch(CommitProtocolTest::exists);
+            assertThat(journalEntries()).isEmpty();
+        }
+    }
+
+    private static boolean exists(String path) {
+        return Files.exists(Path.of(java.net.URI.create(path)));
+    }
+
     private List<String> journalEntries() {
         Path journal = dir.resolve("_deltalite/journal");
         if (!Files.isDirectory(journal)) {
