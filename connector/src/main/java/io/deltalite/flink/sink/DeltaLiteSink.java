@@ -8,6 +8,8 @@ import io.deltalite.flink.internal.sink.WriteResult;
 import io.deltalite.flink.internal.sink.WriterState;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
@@ -126,6 +128,16 @@ public final class DeltaLiteSink
     @Override
     public SimpleVersionedSerializer<WriteResult> getWriteResultSerializer() {
         return new Serializers.WriteResultSerializer();
+    }
+
+    /**
+     * The partition columns of the table this sink writes — those of the existing table, or the
+     * declared ones for a table it will create — when the table could be read while the sink was
+     * built; empty when it could not (the writers check it when they start).
+     */
+    @Internal
+    public Optional<List<String>> tablePartitionColumns() {
+        return config.tablePartitionColumns();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.deltalite.flink.sink;
 
+import io.deltalite.flink.internal.sink.KeyColumns;
 import io.deltalite.flink.internal.sink.SinkConfig;
 import io.deltalite.flink.internal.sink.SinkTopology;
 import java.util.ArrayList;
@@ -132,38 +133,20 @@ public final class DeltaLiteSinkBuilder {
                             + primaryKey
                             + "; choose one.");
         }
-        List<String> names = rowType.getFieldNames();
-        for (String column : concat(primaryKey, partitionKey)) {
-            if (!names.contains(column)) {
-                throw new IllegalArgumentException(
-                        "Column '"
-                                + column
-                                + "' is not a field of the row type "
-                                + names
-                                + ". Fix the primary or partition key of the sink of "
-                                + location
-                                + ".");
-            }
-        }
+        List<String> key = KeyColumns.resolve(rowType, primaryKey, "primary-key", location);
+        List<String> partitions = KeyColumns.resolve(rowType, partitionKey, "partition", location);
         SinkConfig config =
                 SinkConfig.create(
                         location,
                         rowType,
-                        primaryKey,
-                        partitionKey,
+                        key,
+                        partitions,
                         appId,
                         options,
                         hadoopOptions,
                         tableProperties,
                         commitListener);
-        SinkTopology.checkExistingTable(config);
-        return new DeltaLiteSink(config);
-    }
-
-    private static List<String> concat(List<String> a, List<String> b) {
-        List<String> all = new ArrayList<>(a);
-        all.addAll(b);
-        return all;
+        return new DeltaLiteSink(SinkTopology.checkTable(config));
     }
 
     private static String requireText(String value, String what) {

@@ -147,12 +147,28 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
             throw new ValidationException(
                     "Cannot write table " + name + " with deltalite: " + e.getMessage(), e);
         }
+        // Update-befores are needed when a key can move between partitions: decided by the
+        // table's real partition columns (a DDL without PARTITIONED BY over a partitioned table
+        // has none), and asked for when the table could not be read.
+        boolean keyContainsPartitionColumns =
+                sink.tablePartitionColumns()
+                        .map(columns -> containsIgnoringCase(primaryKey, columns))
+                        .orElse(false);
         return new DeltaLiteDynamicTableSink(
                 sink,
                 name,
                 !primaryKey.isEmpty(),
-                primaryKey.containsAll(partitionKey),
+                keyContainsPartitionColumns,
                 options.getOptional(DeltaLiteConnectorOptions.SINK_PARALLELISM).orElse(null));
+    }
+
+    private static boolean containsIgnoringCase(List<String> key, List<String> columns) {
+        for (String column : columns) {
+            if (key.stream().noneMatch(name -> name.equalsIgnoreCase(column))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static <T> void copy(

@@ -34,7 +34,8 @@ final class DeltaLiteDynamicTableSink implements DynamicTableSink, SupportsParti
 
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-        if (!hasPrimaryKey) {
+        if (!hasPrimaryKey || requestedMode.containsOnly(org.apache.flink.types.RowKind.INSERT)) {
+            // An insert-only input needs nothing else; each insert still upserts its key.
             return ChangelogMode.insertOnly();
         }
         return keyContainsPartitionColumns ? ChangelogMode.upsert() : ChangelogMode.all();

@@ -109,9 +109,11 @@ public final class DeltaTable implements MergeTable {
             MergeOptions options,
             TableDefinition definition,
             boolean createIfMissing) {
+        Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         FileIO fileIO = fileIO(location, storage);
         Engine bootstrap = DefaultEngine.create(fileIO);
-        Snapshot snapshot = loadOrCreate(location, bootstrap, definition, createIfMissing);
+        Snapshot snapshot =
+                loadOrCreate(location, bootstrap, hadoopConf, definition, createIfMissing);
         TableFeatureCheck.requireWritable(snapshot, location);
         TableSchema schema = schemaOf(snapshot, definition, location);
 
@@ -144,20 +146,38 @@ public final class DeltaTable implements MergeTable {
     public static Optional<TableSchema> existingSchema(
             String location, Map<String, String> hadoopOptions, TableDefinition definition) {
         Snapshot snapshot;
+        Configuration hadoopConf = hadoopConfiguration(hadoopOptions);
         try {
             // on S3 this may start S3A's threads: see ConnectorClassLoader
             snapshot =
                     ConnectorClassLoader.call(
-                            () ->
-                                    TableManager.loadSnapshot(location)
-                                            .build(
-                                                    DefaultEngine.create(
-                                                            hadoopConfiguration(hadoopOptions))));
+                            () -> load(location, DefaultEngine.create(hadoopConf), hadoopConf));
         } catch (TableNotFoundException e) {
+            TableLocationCheck.requireCreatable(location, hadoopConf);
             return Optional.empty();
         }
         TableFeatureCheck.requireWritable(snapshot, location);
         return Optional.of(schemaOf(snapshot, definition, location));
+    }
+
+    /**
+     * Checks the Delta table properties the sink was given, before anything is written: a
+     * misspelled or invalid {@code delta.*} property, or one that turns on a feature deltalite
+     * cannot write, is refused naming it.
+     */
+    public static void checkTableProperties(Map<String, String> properties, String location) {
+        TableFeatureCheck.requireWritableProperties(properties, location);
+        try {
+            KernelInternals.validateTableProperties(properties);
+        } catch (KernelException e) {
+            throw new DeltaLiteException(
+                    "A Delta table property of the sink of "
+                            + location
+                            + " is not valid: "
+                            + e.getMessage()
+                            + " Check its spelling and value against the Delta table properties.",
+                    e);
+        }
     }
 
     /**
@@ -201,9 +221,13 @@ public final class DeltaTable implements MergeTable {
     }
 
     private static Snapshot loadOrCreate(
-            String location, Engine engine, TableDefinition definition, boolean createIfMissing) {
+            String location,
+            Engine engine,
+            Configuration hadoopConf,
+            TableDefinition definition,
+            boolean createIfMissing) {
         try {
-            return TableManager.loadSnapshot(location).build(engine);
+            return load(location, engine, hadoopConf);
         } catch (TableNotFoundException e) {
             if (!createIfMissing) {
                 throw new DeltaLiteTableNotFoundException(
@@ -214,16 +238,37 @@ public final class DeltaTable implements MergeTable {
                         e);
             }
         }
+        TableLocationCheck.requireCreatable(location, hadoopConf);
         // The writers and the committer of a job all open the table when they start; within a
         // JVM only one of them creates it, the others find it created.
         synchronized (CREATION_LOCKS.computeIfAbsent(location, key -> new Object())) {
             try {
-                return TableManager.loadSnapshot(location).build(engine);
+                return load(location, engine, hadoopConf);
             } catch (TableNotFoundException e) {
                 create(location, engine, definition);
             }
         }
-        return TableManager.loadSnapshot(location).build(engine);
+        return load(location, engine, hadoopConf);
+    }
+
+    /**
+     * The latest snapshot; a failure other than a missing table that comes from a location no table
+     * can be at (a file, a path under a file) is reported as that.
+     */
+    private static Snapshot load(String location, Engine engine, Configuration hadoopConf) {
+        try {
+            return TableManager.loadSnapshot(location).build(engine);
+        } catch (TableNotFoundException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            TableLocationCheck.explain(location, hadoopConf)
+                    .ifPresent(
+                            clearer -> {
+                                clearer.addSuppressed(e);
+                                throw clearer;
+                            });
+            throw e;
+        }
     }
 
     private static final java.util.concurrent.ConcurrentMap<String, Object> CREATION_LOCKS =

@@ -27,6 +27,14 @@ final class KernelInternals {
         return SingleAction.createRemoveFileSingleAction(remove);
     }
 
+    /**
+     * Checks Delta table properties as Kernel does when it creates a table: an unknown {@code
+     * delta.*} key or an invalid value throws Kernel's exception, which names the property.
+     */
+    static void validateTableProperties(java.util.Map<String, String> properties) {
+        io.delta.kernel.internal.TableConfig.validateAndNormalizeDeltaProperties(properties);
+    }
+
     /** The reader and writer table features the table's protocol lists, in order. */
     static Set<String> tableFeatures(Snapshot snapshot) {
         Set<String> features = new TreeSet<>(snapshot.getProtocol().getWriterFeatures());

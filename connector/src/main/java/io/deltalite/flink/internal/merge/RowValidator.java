@@ -103,6 +103,10 @@ final class RowValidator {
                 return "expected a map";
             }
             for (Map.Entry<?, ?> entry : entries.entrySet()) {
+                if (entry.getKey() == null) {
+                    return "a map key is null, and Delta map keys cannot be null (drop the entry"
+                            + " or replace its key in the job)";
+                }
                 String problem = problem(map.keyType(), entry.getKey(), false);
                 if (problem == null) {
                     problem = problem(map.valueType(), entry.getValue(), map.valueContainsNull());

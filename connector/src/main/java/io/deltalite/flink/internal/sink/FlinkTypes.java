@@ -19,12 +19,33 @@ final class FlinkTypes {
     private FlinkTypes() {}
 
     static List<ValueType.Field> toFields(RowType rowType) {
+        return toFields(rowType, "");
+    }
+
+    /**
+     * @param prefix the path of the enclosing struct ({@code "address."}), for messages
+     */
+    private static List<ValueType.Field> toFields(RowType rowType, String prefix) {
         List<ValueType.Field> fields = new ArrayList<>();
+        java.util.Map<String, String> seen = new java.util.HashMap<>();
         for (RowType.RowField field : rowType.getFields()) {
+            String other =
+                    seen.put(field.getName().toLowerCase(java.util.Locale.ROOT), field.getName());
+            if (other != null) {
+                throw new DeltaLiteSchemaMismatchException(
+                        "The input has the fields '"
+                                + prefix
+                                + other
+                                + "' and '"
+                                + prefix
+                                + field.getName()
+                                + "', which differ only in case; Delta column names ignore case,"
+                                + " so they would be one column. Rename one of them in the job.");
+            }
             fields.add(
                     new ValueType.Field(
                             field.getName(),
-                            toValueType(field.getType(), field.getName()),
+                            toValueType(field.getType(), prefix + field.getName()),
                             field.getType().isNullable()));
         }
         return fields;
@@ -62,7 +83,7 @@ final class FlinkTypes {
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return ValueType.of(Kind.TIMESTAMP);
             case ROW:
-                return new ValueType.Struct(toFields((RowType) type));
+                return new ValueType.Struct(toFields((RowType) type, column + "."));
             case ARRAY:
                 LogicalType element = ((ArrayType) type).getElementType();
                 return new ValueType.Array(toValueType(element, column), element.isNullable());

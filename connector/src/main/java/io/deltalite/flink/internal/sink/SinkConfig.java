@@ -32,19 +32,25 @@ public final class SinkConfig implements Serializable {
     private final StorageSettings storage;
     private final CommitListener commitListener;
 
+    /** The partition columns of the table as found when the job was built; null if unknown. */
+    private final List<String> tablePartitionColumns;
+
     private SinkConfig(
             String location,
             RowType rowType,
             TableDefinition definition,
             String appIdPrefix,
+            String submission,
             MergeOptions mergeOptions,
             int maxParallelPartitions,
             StorageSettings storage,
-            CommitListener commitListener) {
+            CommitListener commitListener,
+            List<String> tablePartitionColumns) {
         this.commitListener = commitListener;
         this.appIdPrefix = appIdPrefix;
-        // Fixed when the job is built: every operator of one submission shares it.
-        this.submission = UUID.randomUUID().toString().substring(0, 8);
+        this.submission = submission;
+        this.tablePartitionColumns =
+                tablePartitionColumns == null ? null : List.copyOf(tablePartitionColumns);
         this.location = location;
         this.rowType = rowType;
         this.definition = definition;
@@ -77,7 +83,7 @@ public final class SinkConfig implements Serializable {
                         options.get(DeltaLiteOptions.MAX_PARALLEL_FILES),
                         options.get(DeltaLiteOptions.MAX_BUFFERED_BYTES).getBytes(),
                         options.getOptional(DeltaLiteOptions.TARGET_FILE_SIZE)
-                                .map(MemorySize::getBytes)
+                                .map(SinkConfig::positiveTargetFileSize)
                                 .orElse(0L),
                         options.get(DeltaLiteOptions.ROW_GROUP_SIZE).getBytes(),
                         options.get(DeltaLiteOptions.READ_BATCH_SIZE),
@@ -94,10 +100,48 @@ public final class SinkConfig implements Serializable {
                 rowType,
                 definition,
                 appId != null ? appId : "deltalite",
+                // Fixed when the job is built: every operator of one submission shares it.
+                UUID.randomUUID().toString().substring(0, 8),
                 merge,
                 partitions,
                 new StorageSettings(hadoopOptions, options.get(DeltaLiteOptions.S3_SINGLE_WRITER)),
-                commitListener);
+                commitListener,
+                null);
+    }
+
+    /** This configuration, knowing the table's partition columns. */
+    public SinkConfig withTablePartitionColumns(List<String> columns) {
+        return new SinkConfig(
+                location,
+                rowType,
+                definition,
+                appIdPrefix,
+                submission,
+                mergeOptions,
+                maxParallelPartitions,
+                storage,
+                commitListener,
+                columns);
+    }
+
+    /**
+     * The partition columns of the table — of the existing table, or those declared for a table the
+     * sink creates — when the table could be read while the job was built.
+     */
+    public java.util.Optional<List<String>> tablePartitionColumns() {
+        return java.util.Optional.ofNullable(tablePartitionColumns);
+    }
+
+    /** A target file size that is set must be a size: 0 is not "unset". */
+    private static long positiveTargetFileSize(MemorySize size) {
+        if (size.getBytes() <= 0) {
+            throw new IllegalArgumentException(
+                    "target-file-size must be positive, but is "
+                            + size
+                            + ". Leave it unset to use the table's delta.targetFileSize (else 128"
+                            + " MiB).");
+        }
+        return size.getBytes();
     }
 
     /** The user's listener of commits, or null. */

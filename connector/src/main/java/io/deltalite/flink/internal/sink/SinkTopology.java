@@ -46,31 +46,26 @@ public final class SinkTopology {
      * table the sink did not declare partition columns for, the table's are used.
      */
     public static DataStream<RowData> keyByPartition(SinkConfig config, DataStream<RowData> input) {
-        List<String> partitionColumns = config.definition().partitionColumns();
-        if (partitionColumns.isEmpty()) {
-            partitionColumns =
-                    existingTable(config).map(TableSchema::partitionColumns).orElse(List.of());
-        }
+        List<String> partitionColumns =
+                config.tablePartitionColumns().orElse(config.definition().partitionColumns());
         return input.keyBy(new PartitionKeySelector(config.rowType(), partitionColumns));
     }
 
     /**
-     * Checks, when the job is built, that the input fits a table that already exists: its features,
-     * partition columns, primary key and column types. Errors name what differs. When the client
-     * cannot reach the storage, the writers check it when they start.
+     * Checks, when the job is built, the table properties and that the input fits a table that
+     * already exists: its features, partition columns, primary key and column types, or that the
+     * location can hold a new table. Errors name what differs. When the client cannot reach the
+     * storage, the writers check it when they start.
+     *
+     * @return the configuration, with the table's partition columns when the table was read
      */
-    public static void checkExistingTable(SinkConfig config) {
-        existingTable(config)
-                .ifPresent(
-                        schema ->
-                                InputProjection.plan(
-                                        config.definition().columns(), schema, config.location()));
-    }
-
-    private static Optional<TableSchema> existingTable(SinkConfig config) {
+    public static SinkConfig checkTable(SinkConfig config) {
+        DeltaTable.checkTableProperties(config.definition().tableProperties(), config.location());
+        Optional<TableSchema> existing;
         try {
-            return DeltaTable.existingSchema(
-                    config.location(), config.hadoopOptions(), config.definition());
+            existing =
+                    DeltaTable.existingSchema(
+                            config.location(), config.hadoopOptions(), config.definition());
         } catch (DeltaLiteException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -80,8 +75,15 @@ public final class SinkTopology {
                             + " one writer unless partitionKey(...) is declared.",
                     config.location(),
                     e.toString());
-            return Optional.empty();
+            return config;
         }
+        existing.ifPresent(
+                schema ->
+                        InputProjection.plan(
+                                config.definition().columns(), schema, config.location()));
+        return config.withTablePartitionColumns(
+                existing.map(TableSchema::partitionColumns)
+                        .orElse(config.definition().partitionColumns()));
     }
 
     /** One committable per checkpoint, from a single aggregator, to the committer. */

@@ -158,6 +158,33 @@ class InvalidInputTest {
         }
     }
 
+    @Test
+    void aMapWithANullKeyFailsSayingThatDeltaMapKeysCannotBeNull() {
+        TableDefinition tagged =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                                new ValueType.Field(
+                                        "tags",
+                                        new ValueType.Map(
+                                                ValueType.of(Kind.STRING),
+                                                ValueType.of(Kind.STRING),
+                                                true),
+                                        true)),
+                        List.of("id"),
+                        List.of(),
+                        Map.of());
+        try (UpsertHarness tags =
+                UpsertHarness.open(dir.resolve("tags").toString(), tagged, MergeOptions.DEFAULTS)) {
+            Map<String, String> nullKey = new java.util.HashMap<>();
+            nullKey.put(null, "x");
+            assertThatThrownBy(() -> tags.upsert(1L, nullKey))
+                    .isInstanceOf(DeltaLiteInvalidInputException.class)
+                    .hasMessageContaining("tags")
+                    .hasMessageContaining("Delta map keys cannot be null");
+        }
+    }
+
     /**
      * The change fails with both fragments in its message; the table is unchanged, and the next
      * checkpoint commits the valid changes without it.
