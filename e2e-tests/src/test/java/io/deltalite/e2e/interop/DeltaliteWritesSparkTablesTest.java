@@ -22,6 +22,8 @@ import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * deltalite upserts into tables that Spark created and wrote: tables with a log checkpoint,
@@ -188,6 +190,61 @@ class DeltaliteWritesSparkTablesTest {
                     .singleElement()
                     .satisfies(row -> assertThat(row.getLong(0)).isEqualTo(5L));
         }
+    }
+
+    /**
+     * Spark writes timestamp partition values in its session time zone's wall-clock form or as UTC
+     * instants, depending on its settings; either way deltalite must find the partition Spark
+     * wrote, not create a second one.
+     */
+    @ParameterizedTest(name = "Spark session time zone {0}")
+    @ValueSource(strings = {"UTC", "America/Los_Angeles"})
+    void upsertsIntoTimestampPartitionsOfASparkTable(String sessionZone) {
+        String table = dir.resolve("events-" + sessionZone.replace('/', '-')).toString();
+        SparkDelta.sql("SET spark.sql.session.timeZone = " + sessionZone);
+        try {
+            SparkDelta.sql(
+                    "CREATE TABLE delta.`"
+                            + table
+                            + "` (id BIGINT, at TIMESTAMP, value STRING)"
+                            + " USING delta PARTITIONED BY (at)");
+            SparkDelta.sql(
+                    "INSERT INTO delta.`"
+                            + table
+                            + "` VALUES (1, TIMESTAMP'2024-01-01 10:00:00', 'a'),"
+                            + " (2, TIMESTAMP'2024-01-01 10:00:00.123456', 'b'), (3, NULL, 'c')");
+        } finally {
+            SparkDelta.sql("SET spark.sql.session.timeZone = UTC");
+        }
+        TableDefinition events =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", BIGINT, true),
+                                new ValueType.Field(
+                                        "at", ValueType.of(ValueType.Kind.TIMESTAMP), true),
+                                new ValueType.Field("value", STRING, true)),
+                        List.of("id"),
+                        List.of("at"),
+                        Map.of());
+        try (UpsertHarness deltalite = open(table, events)) {
+            ExpectedTable expected = expectedFromSpark(deltalite, table, events);
+            assertThat(expected.rows()).hasSize(3);
+            java.time.ZoneId zone = java.time.ZoneId.of(sessionZone);
+            long first = micros(java.time.LocalDateTime.parse("2024-01-01T10:00:00"), zone);
+            long second = micros(java.time.LocalDateTime.parse("2024-01-01T10:00:00.123456"), zone);
+            expected.upsert(1L, first, "a updated");
+            expected.upsert(2L, second, "b updated");
+            expected.upsert(3L, null, "c updated");
+            expected.commit();
+
+            assertReadByBothEngines(table, expected.rows());
+            assertThat(KernelTableReader.liveFiles(table)).hasSize(3);
+        }
+    }
+
+    private static long micros(java.time.LocalDateTime wallClock, java.time.ZoneId zone) {
+        java.time.Instant instant = wallClock.atZone(zone).toInstant();
+        return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000;
     }
 
     private String createOrders(String properties) {
