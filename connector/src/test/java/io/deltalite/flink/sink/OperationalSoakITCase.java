@@ -119,16 +119,18 @@ class OperationalSoakITCase {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         String savepoint = null;
         List<JobClient> lingering = new ArrayList<>();
+        List<JobClient> started = new ArrayList<>();
         int segment = 0;
         while (System.nanoTime() < deadline) {
             int parallelism = 1 + random.nextInt(4);
             boolean fixedAppId = random.nextBoolean();
             armInJobFaults(table);
             JobClient job = start(script, table, savepoint, parallelism, fixedAppId, rate);
+            started.add(job);
             count(savepoint == null ? "start without state" : "restore from savepoint");
             count("parallelism " + parallelism);
             Thread.sleep(2_000 + random.nextInt(4_000));
-            if (!isRunning(job)) {
+            if (status(job) == JobStatus.FINISHED) {
                 // It reached the end of the script: start over without state.
                 savepoint = null;
                 continue;
@@ -146,8 +148,12 @@ class OperationalSoakITCase {
             segment++;
         }
         FaultInjection.disarmAll();
-        for (JobClient job : lingering) {
-            cancelQuietly(job);
+        // No job of the run may go on writing beside the last one (one that was restarting when
+        // its segment ended, a second job from a savepoint).
+        for (JobClient job : started) {
+            if (!status(job).isGloballyTerminalState()) {
+                cancelQuietly(job);
+            }
         }
         running.set(false);
         other.join();
@@ -184,7 +190,7 @@ class OperationalSoakITCase {
             throws Exception {
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(300), 1_000);
         Configuration configuration = new Configuration();
-        configuration.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofSeconds(2));
+        configuration.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofSeconds(5));
         configuration.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, 1_000);
         if (savepoint != null) {
             configuration.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
@@ -226,7 +232,7 @@ class OperationalSoakITCase {
                     (location, occurrence) -> {
                         if (occurrence == stallAt) {
                             count("writer stalled past the checkpoint timeout");
-                            Thread.sleep(3_000);
+                            Thread.sleep(7_000);
                         }
                     });
         }
@@ -245,7 +251,7 @@ class OperationalSoakITCase {
         } catch (Exception e) {
             // A savepoint can fail like a checkpoint (a failover at that moment): start over.
             cancelQuietly(job);
-            count("savepoint failed, restart without state");
+            count("savepoint failed (" + rootCause(e) + "), restart without state");
             return null;
         }
     }
@@ -270,7 +276,7 @@ class OperationalSoakITCase {
             return savepoint;
         } catch (Exception e) {
             cancelQuietly(job);
-            count("savepoint failed, restart without state");
+            count("savepoint failed (" + rootCause(e) + "), restart without state");
             return null;
         }
     }
@@ -393,8 +399,19 @@ class OperationalSoakITCase {
         return last;
     }
 
-    private static boolean isRunning(JobClient job) throws Exception {
-        return job.getJobStatus().get(10, TimeUnit.SECONDS) == JobStatus.RUNNING;
+    private static String rootCause(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = String.valueOf(root.getMessage());
+        return root.getClass().getSimpleName()
+                + ": "
+                + (message.length() > 80 ? message.substring(0, 80) : message);
+    }
+
+    private static JobStatus status(JobClient job) throws Exception {
+        return job.getJobStatus().get(10, TimeUnit.SECONDS);
     }
 
     private static void cancelQuietly(JobClient job) {

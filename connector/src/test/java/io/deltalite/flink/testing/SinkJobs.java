@@ -2,6 +2,8 @@ package io.deltalite.flink.testing;
 
 import io.deltalite.flink.sink.DeltaLiteSink;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
@@ -41,12 +43,23 @@ public final class SinkJobs {
         return env;
     }
 
+    /**
+     * Scripts by id: jobs refer to their script by id instead of carrying a copy of it, which the
+     * mini cluster would keep for every job it ran (the scripts of long runs are large).
+     */
+    private static final Map<String, ChangeScript> SCRIPTS = new ConcurrentHashMap<>();
+
+    private static final java.util.concurrent.atomic.AtomicLong NEXT_SCRIPT =
+            new java.util.concurrent.atomic.AtomicLong();
+
     /** The script as a rate-limited, checkpointed source of parallelism 1 (order is kept). */
     public static DataStream<RowData> changes(
             StreamExecutionEnvironment env, ChangeScript script, double recordsPerSecond) {
+        String id = "script-" + NEXT_SCRIPT.incrementAndGet();
+        SCRIPTS.put(id, script);
         DataGeneratorSource<RowData> source =
                 new DataGeneratorSource<>(
-                        script::rowData,
+                        index -> SCRIPTS.get(id).rowData(index),
                         script.size(),
                         RateLimiterStrategy.perSecond(recordsPerSecond),
                         InternalTypeInfo.of(script.rowType()));

@@ -1,21 +1,17 @@
 package io.deltalite.flink.testing;
 
 import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.BatchStream;
 import io.deltalite.flink.internal.merge.CommitOutcomeUnknownException;
 import io.deltalite.flink.internal.merge.ConcurrentCommitException;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.DataFileStore;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.PartitionValues;
-import io.deltalite.flink.internal.merge.RowBatch;
 import io.deltalite.flink.internal.merge.TableCommit;
 import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.TableSnapshot;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 
 /**
  * Another writer that compacts one partition, as {@code OPTIMIZE} would: it rewrites every live
@@ -38,7 +34,7 @@ public final class TableCompactor {
             return false;
         }
         DataFileStore store = table.files();
-        List<DataFile> written = store.write(partition, new Concatenated(store, live));
+        List<DataFile> written = store.write(partition, new FileRows(store, live));
         try {
             snapshot.commit(
                     new TableCommit(
@@ -52,48 +48,6 @@ public final class TableCompactor {
             return false;
         } catch (CommitOutcomeUnknownException e) {
             return false; // it may have landed: its files stay
-        }
-    }
-
-    /** The rows of several files, one after the other. */
-    private static final class Concatenated implements BatchStream {
-        private final DataFileStore store;
-        private final Iterator<DataFile> files;
-        private BatchStream current;
-
-        Concatenated(DataFileStore store, List<DataFile> files) {
-            this.store = store;
-            this.files = files.iterator();
-        }
-
-        @Override
-        public boolean hasNext() {
-            while (current == null || !current.hasNext()) {
-                if (current != null) {
-                    current.close();
-                    current = null;
-                }
-                if (!files.hasNext()) {
-                    return false;
-                }
-                current = store.readRows(files.next());
-            }
-            return true;
-        }
-
-        @Override
-        public RowBatch next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            return current.next();
-        }
-
-        @Override
-        public void close() {
-            if (current != null) {
-                current.close();
-            }
         }
     }
 }

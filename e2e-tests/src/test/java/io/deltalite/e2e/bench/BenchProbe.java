@@ -9,6 +9,7 @@ import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.PartitionValues;
 import io.deltalite.flink.internal.merge.RowBatch;
 import io.deltalite.flink.sink.UpsertStats;
+import io.deltalite.flink.testing.FileRows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -238,7 +239,7 @@ public final class BenchProbe {
                                     written.addAll(
                                             store.write(
                                                     PartitionValues.UNPARTITIONED,
-                                                    new AllRows(store, group))));
+                                                    new FileRows(store, group))));
             lane.start();
             threads.add(lane);
         }
@@ -263,7 +264,7 @@ public final class BenchProbe {
         DeltaTable delta =
                 DeltaTable.open(table, Map.of(), MergeOptions.DEFAULTS, definitionOf(table), false);
         long rows = 0;
-        try (AllRows all = new AllRows(delta.files(), liveFiles(delta))) {
+        try (FileRows all = new FileRows(delta.files(), liveFiles(delta))) {
             while (all.hasNext()) {
                 RowBatch batch = all.next();
                 for (int row = 0; row < batch.size(); row++) {
@@ -299,47 +300,5 @@ public final class BenchProbe {
         return delta.latestSnapshot()
                 .liveFiles(List.of(PartitionValues.UNPARTITIONED))
                 .get(PartitionValues.UNPARTITIONED);
-    }
-
-    /** Every row of a list of files, one file open at a time. */
-    private static final class AllRows implements BatchStream {
-        private final DataFileStore store;
-        private final Iterator<DataFile> files;
-        private BatchStream current;
-
-        AllRows(DataFileStore store, List<DataFile> files) {
-            this.store = store;
-            this.files = files.iterator();
-        }
-
-        @Override
-        public boolean hasNext() {
-            while (current == null || !current.hasNext()) {
-                if (current != null) {
-                    current.close();
-                    current = null;
-                }
-                if (!files.hasNext()) {
-                    return false;
-                }
-                current = store.readRows(files.next());
-            }
-            return true;
-        }
-
-        @Override
-        public RowBatch next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            return current.next();
-        }
-
-        @Override
-        public void close() {
-            if (current != null) {
-                current.close();
-            }
-        }
     }
 }

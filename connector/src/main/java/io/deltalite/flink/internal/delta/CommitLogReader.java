@@ -39,13 +39,16 @@ final class CommitLogReader {
 
     private final Engine engine;
     private final String location;
+    private final String tablePath;
     private final URI tableRoot;
     private final long latestVersion;
     private final TreeMap<Long, CommitRecord> read = new TreeMap<>();
 
-    CommitLogReader(Engine engine, String location, URI tableRoot, long latestVersion) {
+    CommitLogReader(
+            Engine engine, String location, String tablePath, URI tableRoot, long latestVersion) {
         this.engine = engine;
         this.location = location;
+        this.tablePath = tablePath;
         this.tableRoot = tableRoot;
         this.latestVersion = latestVersion;
     }
@@ -78,7 +81,8 @@ final class CommitLogReader {
 
     private Map<Long, FileStatus> list(long first, long last) {
         Map<Long, FileStatus> files = new HashMap<>();
-        String start = LogFiles.commitFile(tableRoot.toString(), first);
+        // a file system path string, not the (encoded) URI: listFrom reads it with new Path(..)
+        String start = LogFiles.commitFile(tablePath, first);
         try (CloseableIterator<FileStatus> listing = engine.getFileSystemClient().listFrom(start)) {
             while (listing.hasNext()) {
                 FileStatus file = listing.next();

@@ -34,12 +34,14 @@ import io.deltalite.flink.internal.storage.S3Locations;
 import io.deltalite.flink.internal.storage.S3TableStorage;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import java.io.IOException;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +59,13 @@ public final class DeltaTable implements MergeTable {
     public static final String PRIMARY_KEY_PROPERTY = "deltalite.primaryKey";
 
     private final String location;
+
+    /** The location qualified once through Hadoop's Path: a Hadoop path string, not a URI. */
+    private final String tablePath;
+
+    /** {@link #tablePath} as a URI ({@code Path.toUri()}), against which log paths resolve. */
+    private final URI tableRoot;
+
     private final Engine engine;
     private final TableSchema schema;
     private final StructType kernelSchema;
@@ -67,14 +76,17 @@ public final class DeltaTable implements MergeTable {
 
     private DeltaTable(
             String location,
+            String tablePath,
             Engine engine,
             FileIO fileIO,
             TableSchema schema,
             StructType kernelSchema,
             Row writeState) {
-        this.journal = new FileJournal(location, fileIO);
-        this.stagedKeys = new StagedKeyFiles(location, fileIO);
+        this.journal = new FileJournal(tablePath, fileIO);
+        this.stagedKeys = new StagedKeyFiles(tablePath, fileIO);
         this.location = location;
+        this.tablePath = tablePath;
+        this.tableRoot = new Path(tablePath).toUri();
         this.engine = engine;
         this.schema = schema;
         this.kernelSchema = kernelSchema;
@@ -111,9 +123,11 @@ public final class DeltaTable implements MergeTable {
             boolean createIfMissing) {
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         FileIO fileIO = fileIO(location, storage);
+        String tablePath = qualify(location, fileIO);
         Engine bootstrap = DefaultEngine.create(fileIO);
         Snapshot snapshot =
-                loadOrCreate(location, bootstrap, hadoopConf, definition, createIfMissing);
+                loadOrCreate(
+                        location, tablePath, bootstrap, hadoopConf, definition, createIfMissing);
         TableFeatureCheck.requireWritable(snapshot, location);
         TableSchema schema = schemaOf(snapshot, definition, location);
 
@@ -135,7 +149,21 @@ public final class DeltaTable implements MergeTable {
                             + " Write to a table without it.",
                     e);
         }
-        return new DeltaTable(location, engine, fileIO, schema, snapshot.getSchema(), writeState);
+        return new DeltaTable(
+                location, tablePath, engine, fileIO, schema, snapshot.getSchema(), writeState);
+    }
+
+    /**
+     * The one reading of a location string, Hadoop's and so Delta's and Spark's: {@code new
+     * Path(location)}, qualified by its file system (what Kernel's {@code resolvePath} returns).
+     * Nothing in it is percent-decoded: {@code sp%20ace} is a folder named so.
+     */
+    private static String qualify(String location, FileIO fileIO) {
+        try {
+            return fileIO.resolvePath(location);
+        } catch (IOException | RuntimeException e) {
+            throw new DeltaLiteException("Cannot resolve the table path " + location, e);
+        }
     }
 
     /**
@@ -151,7 +179,12 @@ public final class DeltaTable implements MergeTable {
             // on S3 this may start S3A's threads: see ConnectorClassLoader
             snapshot =
                     ConnectorClassLoader.call(
-                            () -> load(location, DefaultEngine.create(hadoopConf), hadoopConf));
+                            () ->
+                                    load(
+                                            location,
+                                            location,
+                                            DefaultEngine.create(hadoopConf),
+                                            hadoopConf));
         } catch (TableNotFoundException e) {
             TableLocationCheck.requireCreatable(location, hadoopConf);
             return Optional.empty();
@@ -222,12 +255,13 @@ public final class DeltaTable implements MergeTable {
 
     private static Snapshot loadOrCreate(
             String location,
+            String tablePath,
             Engine engine,
             Configuration hadoopConf,
             TableDefinition definition,
             boolean createIfMissing) {
         try {
-            return load(location, engine, hadoopConf);
+            return load(location, tablePath, engine, hadoopConf);
         } catch (TableNotFoundException e) {
             if (!createIfMissing) {
                 throw new DeltaLiteTableNotFoundException(
@@ -241,23 +275,25 @@ public final class DeltaTable implements MergeTable {
         TableLocationCheck.requireCreatable(location, hadoopConf);
         // The writers and the committer of a job all open the table when they start; within a
         // JVM only one of them creates it, the others find it created.
-        synchronized (CREATION_LOCKS.computeIfAbsent(location, key -> new Object())) {
+        synchronized (CREATION_LOCKS.computeIfAbsent(tablePath, key -> new Object())) {
             try {
-                return load(location, engine, hadoopConf);
+                return load(location, tablePath, engine, hadoopConf);
             } catch (TableNotFoundException e) {
-                create(location, engine, definition);
+                create(location, tablePath, engine, definition);
             }
         }
-        return load(location, engine, hadoopConf);
+        return load(location, tablePath, engine, hadoopConf);
     }
 
     /**
-     * The latest snapshot; a failure other than a missing table that comes from a location no table
-     * can be at (a file, a path under a file) is reported as that.
+     * The latest snapshot of the table at {@code tablePath}; a failure other than a missing table
+     * that comes from a location no table can be at (a file, a path under a file) is reported as
+     * that.
      */
-    private static Snapshot load(String location, Engine engine, Configuration hadoopConf) {
+    private static Snapshot load(
+            String location, String tablePath, Engine engine, Configuration hadoopConf) {
         try {
-            return TableManager.loadSnapshot(location).build(engine);
+            return TableManager.loadSnapshot(tablePath).build(engine);
         } catch (TableNotFoundException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -274,7 +310,8 @@ public final class DeltaTable implements MergeTable {
     private static final java.util.concurrent.ConcurrentMap<String, Object> CREATION_LOCKS =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    private static void create(String location, Engine engine, TableDefinition definition) {
+    private static void create(
+            String location, String tablePath, Engine engine, TableDefinition definition) {
         TableSchema declared = definition.toSchema();
         TableFeatureCheck.requireWritableProperties(definition.tableProperties(), location);
         Map<String, String> properties = new HashMap<>(definition.tableProperties());
@@ -285,7 +322,7 @@ public final class DeltaTable implements MergeTable {
             // Kernel checks the table properties here already (an unknown one fails).
             CreateTableTransactionBuilder builder =
                     TableManager.buildCreateTableTransaction(
-                                    location,
+                                    tablePath,
                                     KernelSchemas.toKernel(declared.columns()),
                                     ENGINE_INFO)
                             .withTableProperties(properties);
@@ -391,7 +428,7 @@ public final class DeltaTable implements MergeTable {
     public TableSnapshot latestSnapshot() {
         Snapshot snapshot;
         try {
-            snapshot = TableManager.loadSnapshot(location).build(engine);
+            snapshot = TableManager.loadSnapshot(tablePath).build(engine);
         } catch (TableNotFoundException e) {
             throw new DeltaLiteTableNotFoundException(
                     "The Delta table at "
@@ -425,6 +462,16 @@ public final class DeltaTable implements MergeTable {
 
     Engine engine() {
         return engine;
+    }
+
+    /** The qualified table path, a Hadoop path string (see {@link #qualify}). */
+    String tablePath() {
+        return tablePath;
+    }
+
+    /** The table root as a URI, for resolving and relativizing the (URI-encoded) log paths. */
+    URI tableRoot() {
+        return tableRoot;
     }
 
     Row writeState() {

@@ -27,7 +27,6 @@ import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
-import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.merge.ColumnStatistics;
 import io.deltalite.flink.internal.merge.CommitOutcomeUnknownException;
 import io.deltalite.flink.internal.merge.CommitRecord;
@@ -41,7 +40,6 @@ import io.deltalite.flink.internal.merge.ValueType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -102,7 +100,11 @@ final class DeltaTableSnapshot implements TableSnapshot {
         if (commitLog == null) {
             commitLog =
                     new CommitLogReader(
-                            engine, table.location(), tableRoot(), snapshot.getVersion());
+                            engine,
+                            table.location(),
+                            table.tablePath(),
+                            tableRoot(),
+                            snapshot.getVersion());
         }
         return commitLog.commitsAfter(version);
     }
@@ -259,12 +261,7 @@ final class DeltaTableSnapshot implements TableSnapshot {
     }
 
     private URI tableRoot() {
-        try {
-            String root = engine.getFileSystemClient().resolvePath(table.location());
-            return new URI(root.endsWith("/") ? root : root + "/");
-        } catch (IOException | URISyntaxException e) {
-            throw new DeltaLiteException("Cannot resolve the table path " + table.location(), e);
-        }
+        return table.tableRoot();
     }
 
     /** The qualified path of a log path, which is relative and URI-encoded, or absolute. */

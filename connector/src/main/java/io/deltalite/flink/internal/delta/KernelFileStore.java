@@ -23,6 +23,7 @@ import io.deltalite.flink.internal.merge.RowBatch;
 import io.deltalite.flink.internal.merge.TableSchema;
 import io.deltalite.flink.internal.merge.ValueType;
 import java.io.IOException;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -222,7 +223,7 @@ final class KernelFileStore implements DataFileStore {
                 CloseableIterator<DataFileStatus> statuses =
                         engine.getParquetHandler()
                                 .writeParquetFiles(
-                                        context.getTargetDirectory(),
+                                        targetDirectory(context),
                                         KernelIterators.of(new LiveBatches(batches)),
                                         new ArrayList<>(statistics));
                 try (statuses) {
@@ -255,6 +256,16 @@ final class KernelFileStore implements DataFileStore {
                         e);
             }
         }
+    }
+
+    /**
+     * The partition folder as a Hadoop path string. Kernel 4.4 returns it URI-encoded ({@code new
+     * Path(dir).toUri().toString()}, see DataWriteContextImpl), but its Parquet writer reads the
+     * directory with {@code new Path(String)}, which would take every escape literally: a space
+     * would become a folder named {@code %20}, {@code %20} one named {@code %2520}.
+     */
+    static String targetDirectory(DataWriteContext context) {
+        return new org.apache.hadoop.fs.Path(URI.create(context.getTargetDirectory())).toString();
     }
 
     private DataFile toDataFile(DataFileStatus status) {

@@ -7,7 +7,6 @@ import io.delta.kernel.utils.CloseableIterator;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -31,7 +30,7 @@ final class LocalLogFileIO extends ForwardingFileIO {
     }
 
     static boolean isLocal(String location) {
-        String scheme = URI.create(location.replace(" ", "%20")).getScheme();
+        String scheme = new org.apache.hadoop.fs.Path(location).toUri().getScheme();
         return scheme == null || scheme.equalsIgnoreCase("file") || scheme.length() == 1;
     }
 
@@ -48,8 +47,9 @@ final class LocalLogFileIO extends ForwardingFileIO {
     }
 
     private static Path toPath(String path) {
-        URI uri = new org.apache.hadoop.fs.Path(path).toUri();
-        return uri.getScheme() == null ? Paths.get(uri.getPath()) : Paths.get(uri);
+        // The decoded path of the URI, never Paths.get(URI): that refuses non-ASCII characters
+        // in a file:/// URI ("Bad escape").
+        return Paths.get(new org.apache.hadoop.fs.Path(path).toUri().getPath());
     }
 
     /** A log file: written whole under a temporary name, then published atomically. */

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -17,6 +18,10 @@ import java.util.function.Consumer;
  * across all merges of a writer. Without an executor the work runs on the caller's thread.
  */
 final class ParallelFileWork {
+    private static final int QUEUED = 0;
+    private static final int RUNNING = 1;
+    private static final int ABANDONED = 2;
+
     private final ExecutorService executor;
 
     ParallelFileWork(ExecutorService executor) {
@@ -35,11 +40,17 @@ final class ParallelFileWork {
         }
         Queue<T> produced = new ConcurrentLinkedQueue<>();
         CountDownLatch finished = new CountDownLatch(tasks.size());
+        List<AtomicInteger> states = new ArrayList<>(tasks.size());
         List<Future<T>> futures = new ArrayList<>(tasks.size());
         for (Callable<T> task : tasks) {
+            AtomicInteger state = new AtomicInteger(QUEUED);
+            states.add(state);
             futures.add(
                     executor.submit(
                             () -> {
+                                if (!state.compareAndSet(QUEUED, RUNNING)) {
+                                    return null; // abandoned before it started
+                                }
                                 try {
                                     T result = task.call();
                                     produced.add(result);
@@ -51,10 +62,12 @@ final class ParallelFileWork {
         }
         List<T> results = new ArrayList<>(tasks.size());
         RuntimeException failure = null;
+        boolean interrupted = false;
         for (Future<T> future : futures) {
             try {
                 results.add(future.get());
             } catch (InterruptedException e) {
+                interrupted = true;
                 failure = new IllegalStateException("interrupted while files were merged", e);
                 break;
             } catch (ExecutionException e) {
@@ -65,7 +78,12 @@ final class ParallelFileWork {
         if (failure == null) {
             return results;
         }
-        boolean interrupted = Thread.interrupted();
+        interrupted |= Thread.interrupted();
+        for (AtomicInteger state : states) {
+            if (state.compareAndSet(QUEUED, ABANDONED)) {
+                finished.countDown(); // it will never run
+            }
+        }
         futures.forEach(future -> future.cancel(true));
         // Cancelled tasks that were running still finish (most at their next interruptible
         // call); what they produced is cleaned up once they did.

@@ -122,7 +122,7 @@ public final class ForeignWriter {
         try (CloseableIterator<DataFileStatus> statuses =
                 engine.getParquetHandler()
                         .writeParquetFiles(
-                                context.getTargetDirectory(),
+                                KernelFileStore.targetDirectory(context),
                                 KernelIterators.of(
                                         List.of(
                                                         new FilteredColumnarBatch(

@@ -16,7 +16,6 @@ import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 import io.deltalite.flink.internal.merge.ValueType;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -102,7 +101,7 @@ public final class KernelTableReader {
     private static String qualifiedPath(Engine engine, String table, Row add) throws Exception {
         String root = engine.getFileSystemClient().resolvePath(table);
         return DeltaTableSnapshot.absolutePath(
-                new URI(root.endsWith("/") ? root : root + "/"),
+                new org.apache.hadoop.fs.Path(root).toUri(),
                 add.getString(add.getSchema().indexOf("path")));
     }
 

@@ -4,12 +4,10 @@ import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.internal.merge.ValueType.Kind;
 import io.deltalite.flink.sink.UpsertStats;
 import io.deltalite.flink.testing.UpsertHarness;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.SplittableRandom;
 
 /**
@@ -78,7 +76,10 @@ public final class LargePartitionMerge {
     private static List<DataFile> writeInitialRows(MergeTable table, long rows) {
         DataFileStore store = table.files();
         List<DataFile> files =
-                store.write(PartitionValues.UNPARTITIONED, new GeneratedRows(store, rows, 1024));
+                store.write(
+                        PartitionValues.UNPARTITIONED,
+                        new GeneratedRows(
+                                store, rows, 1024, id -> new Object[] {id, 1, payload(id, 1)}));
         TableSnapshot snapshot = table.latestSnapshot();
         try {
             snapshot.commit(
@@ -126,39 +127,5 @@ public final class LargePartitionMerge {
 
     private static void report(String format, Object... args) {
         System.out.println(String.format(format, args));
-    }
-
-    /** Rows 0..n-1 of version 1, created only when Kernel's writer asks for the next batch. */
-    private static final class GeneratedRows implements BatchStream {
-        private final DataFileStore store;
-        private final long rows;
-        private final int batchSize;
-        private long next;
-
-        GeneratedRows(DataFileStore store, long rows, int batchSize) {
-            this.store = store;
-            this.rows = rows;
-            this.batchSize = batchSize;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return next < rows;
-        }
-
-        @Override
-        public RowBatch next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            List<Object[]> batch = new ArrayList<>(batchSize);
-            for (int i = 0; i < batchSize && next < rows; i++, next++) {
-                batch.add(new Object[] {next, 1, payload(next, 1)});
-            }
-            return store.newRows(batch);
-        }
-
-        @Override
-        public void close() {}
     }
 }

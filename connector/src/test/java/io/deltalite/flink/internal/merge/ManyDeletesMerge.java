@@ -9,10 +9,8 @@ import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.stream.Stream;
 
 /**
@@ -47,7 +45,9 @@ public final class ManyDeletesMerge {
         try (UpsertHarness harness = UpsertHarness.open(location, TABLE, MergeOptions.DEFAULTS)) {
             DataFileStore store = harness.table().files();
             List<DataFile> files =
-                    store.write(PartitionValues.UNPARTITIONED, new Rows(store, rows, 4096));
+                    store.write(
+                            PartitionValues.UNPARTITIONED,
+                            new GeneratedRows(store, rows, 4096, id -> new Object[] {id, 1}));
             try {
                 harness.table()
                         .latestSnapshot()
@@ -138,39 +138,5 @@ public final class ManyDeletesMerge {
 
     private static void report(String format, Object... args) {
         System.out.println(String.format(format, args));
-    }
-
-    /** Rows {@code (id, 1)} for ids 0..n-1, generated batch by batch as Kernel writes them. */
-    private static final class Rows implements BatchStream {
-        private final DataFileStore store;
-        private final long rows;
-        private final int batchSize;
-        private long next;
-
-        Rows(DataFileStore store, long rows, int batchSize) {
-            this.store = store;
-            this.rows = rows;
-            this.batchSize = batchSize;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return next < rows;
-        }
-
-        @Override
-        public RowBatch next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            List<Object[]> batch = new ArrayList<>(batchSize);
-            for (int i = 0; i < batchSize && next < rows; i++, next++) {
-                batch.add(new Object[] {next, 1});
-            }
-            return store.newRows(batch);
-        }
-
-        @Override
-        public void close() {}
     }
 }
