@@ -107,9 +107,15 @@ class OperationalSoakITCase {
         StorageFaults.arm(
                 (operation, path, done) -> {
                     if (operation == StorageFaults.Operation.WRITE_FILE && !done) {
-                        StringBuilder stack = new StringBuilder(Thread.currentThread().getName());
+                        StringBuilder stack =
+                                new StringBuilder(java.time.LocalTime.now().toString())
+                                        .append(' ')
+                                        .append(Thread.currentThread().getName());
                         for (StackTraceElement frame : new Throwable().getStackTrace()) {
-                            if (frame.getClassName().startsWith("io.deltalite")) {
+                            if (frame.getClassName().startsWith("io.deltalite")
+                                    && !frame.getClassName().contains("Soak")
+                                    && !frame.getClassName().contains("FaultInjecting")
+                                    && !frame.getClassName().contains("StorageFaults")) {
                                 stack.append("\n    ").append(frame);
                             }
                         }

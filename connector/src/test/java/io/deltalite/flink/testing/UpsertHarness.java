@@ -33,7 +33,7 @@ public final class UpsertHarness implements AutoCloseable {
 
     private UpsertHarness(
             String location, DeltaTable table, MergeOptions options, String appId, int subtask) {
-        this(location, table, options, appId, subtask, 0, -1);
+        this(location, table, options, appId, subtask, -1);
     }
 
     /**
@@ -46,14 +46,13 @@ public final class UpsertHarness implements AutoCloseable {
             MergeOptions options,
             String appId,
             int subtask,
-            int attempt,
             long restoredCheckpoint) {
         this.appId = appId;
         this.location = location;
         this.table = table;
         this.options = options;
         this.files = Executors.newFixedThreadPool(options.maxParallelFiles());
-        this.writer = new MergeWriter(table, options, appId, subtask, attempt, 2, files);
+        this.writer = new MergeWriter(table, options, appId, subtask, 4, 2, files);
         PartitionMerger merger = new PartitionMerger(table, options, files);
         this.committer =
                 restoredCheckpoint < 0
@@ -105,7 +104,6 @@ public final class UpsertHarness implements AutoCloseable {
                         failed.options,
                         failed.appId,
                         subtask,
-                        1,
                         restoredCheckpoint);
         restarted.checkpoint = failed.checkpoint;
         return restarted;

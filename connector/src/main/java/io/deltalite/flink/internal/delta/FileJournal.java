@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +31,10 @@ final class FileJournal implements AttemptJournal {
     private final String tableLocation;
     private final FileIO fileIO;
 
+    /** Notes this instance wrote, to replace them atomically when they are written again. */
+    private final java.util.Set<String> written =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     FileJournal(String tableLocation, FileIO fileIO) {
         this.tableLocation = tableLocation.endsWith("/") ? tableLocation : tableLocation + "/";
         this.fileIO = fileIO;
@@ -47,14 +52,22 @@ final class FileJournal implements AttemptJournal {
     @Override
     public void record(Entry entry) {
         String path = path(entry);
+        StringBuilder text = new StringBuilder(HEADER).append(entry.notCommittedAt());
+        entry.files().forEach(file -> text.append('\n').append(file));
+        byte[] content = text.toString().getBytes(StandardCharsets.UTF_8);
         try {
-            fileIO.mkdirs(directory(entry.appId()));
-            try (PositionOutputStream out = fileIO.newOutputFile(path).create(false)) {
-                StringBuilder text = new StringBuilder(HEADER).append(entry.notCommittedAt());
-                entry.files().forEach(file -> text.append('\n').append(file));
-                out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+            if (written.add(path)) {
+                // A first note: if writing it fails, there was nothing to lose.
+                fileIO.mkdirs(directory(entry.appId()));
+                write(path, content);
+            } else {
+                // A note that grows: the old one stays whole until the new one replaces it.
+                String temporary = directory(entry.appId()) + "." + UUID.randomUUID() + ".tmp";
+                write(temporary, content);
+                fileIO.copyFileAtomically(temporary, path, true);
+                fileIO.delete(temporary);
             }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             throw new UncheckedIOException(
                     "Cannot note the files of checkpoint "
                             + entry.checkpointId()
@@ -62,7 +75,13 @@ final class FileJournal implements AttemptJournal {
                             + path
                             + "; the checkpoint is not taken. Check that the table location is"
                             + " writable.",
-                    e);
+                    e instanceof IOException io ? io : new IOException(e));
+        }
+    }
+
+    private void write(String path, byte[] content) throws IOException {
+        try (PositionOutputStream out = fileIO.newOutputFile(path).create(false)) {
+            out.write(content);
         }
     }
 
@@ -128,6 +147,7 @@ final class FileJournal implements AttemptJournal {
 
     @Override
     public void remove(Entry entry) {
+        written.remove(path(entry));
         try {
             fileIO.delete(path(entry));
             String owner = entry.owner();

@@ -196,6 +196,19 @@ final class KernelFileStore implements DataFileStore {
     }
 
     @Override
+    public boolean exists(String path) {
+        try {
+            engine.getFileSystemClient().getFileStatus(path);
+            return true;
+        } catch (java.io.FileNotFoundException e) {
+            return false;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(
+                    "Checking " + path + " of Delta table " + table.location(), e);
+        }
+    }
+
+    @Override
     public boolean isStagedKeyFile(String path) {
         return table.stagedKeys().isStaged(path);
     }

@@ -56,6 +56,8 @@ public final class CheckpointCommitter {
     private final FileReclaimer reclaimer;
     private final int commitRetries;
     private final JournalSweep sweep;
+    private final String ownAppId;
+    private final long restoredCheckpointId;
 
     /** A committer of checkpoints prepared elsewhere (tools, tests): it sweeps its own entries. */
     public CheckpointCommitter(MergeTable table, PartitionMerger merger, MergeOptions options) {
@@ -77,12 +79,14 @@ public final class CheckpointCommitter {
         this.reclaimer = new FileReclaimer(table);
         this.commitRetries = options.commitRetries();
         this.sweep = new JournalSweep(table, ownAppId, restoredCheckpointId);
+        this.ownAppId = ownAppId;
+        this.restoredCheckpointId = restoredCheckpointId;
     }
 
     public CommitOutcome commit(CheckpointResults checkpoint) {
         Map<PartitionValues, PartitionWriteResult> current = byPartition(checkpoint);
         if (current.isEmpty()) {
-            if (checkpoint.checkpointId() == CheckpointResults.END_OF_INPUT) {
+            if (closesOwnLineage(checkpoint)) {
                 closeLineage(checkpoint);
             }
             return new CommitOutcome(
@@ -90,8 +94,14 @@ public final class CheckpointCommitter {
         }
         Attempts attempts = new Attempts(checkpoint);
         try {
-            CommitOutcome outcome = attempts.run(current);
-            if (checkpoint.checkpointId() == CheckpointResults.END_OF_INPUT) {
+            CommitOutcome outcome;
+            try {
+                outcome = attempts.run(current);
+            } catch (RuntimeException e) {
+                attempts.abandon();
+                throw e;
+            }
+            if (closesOwnLineage(checkpoint)) {
                 closeLineage(checkpoint);
             }
             return outcome;
@@ -107,6 +117,12 @@ public final class CheckpointCommitter {
         }
     }
 
+    private boolean closesOwnLineage(CheckpointResults checkpoint) {
+        return checkpoint.checkpointId() == CheckpointResults.END_OF_INPUT
+                && (ownAppId == null || ownAppId.equals(checkpoint.appId()));
+    }
+
+    /** The results by partition: each partition has one owner, so one result per checkpoint. */
     private static Map<PartitionValues, PartitionWriteResult> byPartition(
             CheckpointResults checkpoint) {
         Map<PartitionValues, PartitionWriteResult> current = new LinkedHashMap<>();
@@ -118,7 +134,11 @@ public final class CheckpointCommitter {
                         throw new IllegalArgumentException(
                                 "two results for partition "
                                         + first.partition()
-                                        + " in one checkpoint; each partition has one owner");
+                                        + " in checkpoint "
+                                        + checkpoint.checkpointId()
+                                        + " of "
+                                        + checkpoint.appId()
+                                        + "; each partition has one owner");
                     });
         }
         return current;
@@ -165,6 +185,9 @@ public final class CheckpointCommitter {
                 }
                 // Not committed at this version: a valid (and closer) start for later lookups.
                 notCommittedAt = snapshot.version();
+                if (attempt == 1 && isRestored()) {
+                    requireFilesExist(current.values());
+                }
                 try {
                     remergeChanged(snapshot, current, remergedPartitions);
                 } catch (RuntimeException e) {
@@ -267,6 +290,50 @@ public final class CheckpointCommitter {
                 entry.setValue(redone);
                 remergedPartitions.add(entry.getKey());
                 remerged++;
+            }
+        }
+
+        /**
+         * This call fails (storage, interruption): the re-merge outputs that no commit attempt
+         * carried can never be committed, and nobody else knows them — delete them. Those an
+         * attempt carried may still land (an unknown outcome); their note stays for the sweep.
+         */
+        void abandon() {
+            Set<String> attempted = new HashSet<>();
+            attemptedStats.keySet().forEach(attempted::addAll);
+            for (DataFile file : writtenHere.values()) {
+                if (!attempted.contains(FileReclaimer.name(file.path()))) {
+                    table.files().deleteUncommitted(file);
+                }
+            }
+        }
+
+        /** A checkpoint restored from state (or from another job): its files may be long gone. */
+        private boolean isRestored() {
+            return checkpointId <= restoredCheckpointId
+                    || (ownAppId != null && !ownAppId.equals(appId));
+        }
+
+        private void requireFilesExist(Iterable<PartitionWriteResult> results) {
+            for (PartitionWriteResult result : results) {
+                for (String path : result.writtenPaths()) {
+                    if (!table.files().exists(path)) {
+                        throw new DeltaLiteException(
+                                "Checkpoint "
+                                        + checkpointId
+                                        + " of app "
+                                        + appId
+                                        + ", restored from a savepoint or checkpoint, cannot be"
+                                        + " committed to table "
+                                        + table.location()
+                                        + ": its file "
+                                        + path
+                                        + " no longer exists. VACUUM deletes files no version"
+                                        + " references after its retention period, so a savepoint"
+                                        + " older than that cannot be committed. Restore a newer"
+                                        + " savepoint, or start the job without state.");
+                    }
+                }
             }
         }
 
@@ -375,28 +442,38 @@ public final class CheckpointCommitter {
     }
 
     /**
-     * After the end-of-input checkpoint of a lineage no writer of it merges again: the files of its
-     * checkpoints that no version took (the writers' survivors a re-merge replaced, staged keys)
-     * are deleted, and its journal with them. Another job started from a savepoint of this one
-     * holds none of them once it has seen them committed.
+     * After the end-of-input checkpoint of this job's lineage no writer of it merges again: the
+     * files of its checkpoints that no version took (the writers' survivors a re-merge replaced,
+     * staged keys, unprepared files) are deleted, and its journal with them. Only for the own
+     * lineage: another job's may still be running.
      */
     private void closeLineage(CheckpointResults checkpoint) {
         String appId = checkpoint.appId();
         TableSnapshot snapshot = table.latestSnapshot();
-        FileReclaimer.Landing landing =
+        FileReclaimer.Landing last =
                 reclaimer.find(
                         snapshot, appId, checkpoint.checkpointId(), checkpoint.notCommittedAt());
-        if (landing.status() == FileReclaimer.Status.COMMITTED) {
-            List<String> written = new ArrayList<>();
-            checkpoint.results().forEach(result -> written.addAll(result.writtenPaths()));
-            reclaimer.reclaim(snapshot, landing, written, true);
-        }
-        for (AttemptJournal.Entry entry : table.journal().entries(appId)) {
-            FileReclaimer.Landing earlier =
+        List<AttemptJournal.Entry> entries = table.journal().entries(appId);
+        for (AttemptJournal.Entry entry : entries) {
+            if (WriterJournal.isUnprepared(entry)) {
+                // Files no checkpoint took (in batch mode: all of them): those the lineage's last
+                // commit, or any commit since the note, took stay.
+                if (last.isResolved()) {
+                    WriterJournal.reclaimUnprepared(
+                            table,
+                            snapshot,
+                            entry,
+                            entries,
+                            last.status() == FileReclaimer.Status.COMMITTED ? last : null);
+                    table.journal().remove(entry);
+                }
+                continue;
+            }
+            FileReclaimer.Landing landing =
                     reclaimer.find(snapshot, appId, entry.checkpointId(), entry.notCommittedAt());
-            if (earlier.isResolved()) {
-                if (earlier.status() != FileReclaimer.Status.UNKNOWN) {
-                    reclaimer.reclaim(snapshot, earlier, entry.files(), true);
+            if (landing.isResolved()) {
+                if (landing.status() != FileReclaimer.Status.UNKNOWN) {
+                    reclaimer.reclaim(snapshot, landing, entry.files(), true);
                 }
                 table.journal().remove(entry);
             }

@@ -30,6 +30,9 @@ public interface DataFileStore {
      */
     StagedKeys stageKeys(java.util.Collection<RowKey> keys);
 
+    /** Whether the file at {@code path} exists. */
+    boolean exists(String path);
+
     /** Whether {@code path} is a staged key file (which no Delta version ever references). */
     boolean isStagedKeyFile(String path);
 

@@ -28,9 +28,16 @@ import org.slf4j.LoggerFactory;
  *       checkpoint committed, if the commit did not add it (a re-merge replaced it)</td></tr>
  *   <tr><td>a staged key file of a pending checkpoint</td><td>the writer holding it, whichever job
  *       prepared it</td><td>once the log shows the checkpoint committed</td></tr>
- *   <tr><td>the files of this job's checkpoints that never completed</td><td>writer subtask 0
- *       ({@link MergeWriter#cleanUpAfterRestore})</td><td>at a restart, for checkpoints after the
- *       restored one that the log does not show committed</td></tr>
+ *   <tr><td>what a writer wrote and no checkpoint took, when its process died</td><td>the next
+ *       start of the same writer subtask ({@link WriterJournal})</td><td>when it starts: one
+ *       writer runs per subtask, so the earlier one is dead</td></tr>
+ *   <tr><td>the files of this job's checkpoints that never completed (a failover)</td><td>the
+ *       committer ({@link JournalSweep})</td><td>once the log records a later checkpoint of the
+ *       same app id, which the table then refuses forever — "after the restored checkpoint" is not
+ *       proof: an intermediate savepoint or a finished writer's end-of-input results may still be
+ *       committed</td></tr>
+ *   <tr><td>whatever this job's journal still lists at the end of its input</td><td>the committer
+ *       of the lineage</td><td>after the end-of-input commit: no writer of it merges again</td></tr>
  *   <tr><td>a committer's re-merge output</td><td>the committer ({@link
  *       CheckpointCommitter})</td><td>once the version holding the checkpoint is known, if it
  *       does not add it</td></tr>

@@ -54,23 +54,23 @@ public final class MergeWriter implements AutoCloseable {
             String appId,
             int maxParallelPartitions,
             ExecutorService fileExecutor) {
-        this(table, options, appId, 0, 0, maxParallelPartitions, fileExecutor);
+        this(table, options, appId, 0, 1, maxParallelPartitions, fileExecutor);
     }
 
     /**
      * @param subtask the writer's index among the sink's writers, which names its journal entries
-     * @param attempt the attempt of the writer subtask in its job (it counts the job's failovers)
+     * @param parallelism the number of writer subtasks
      */
     public MergeWriter(
             MergeTable table,
             MergeOptions options,
             String appId,
             int subtask,
-            int attempt,
+            int parallelism,
             int maxParallelPartitions,
             ExecutorService fileExecutor) {
         this.subtask = subtask;
-        this.journal = new WriterJournal(table, appId, subtask, attempt);
+        this.journal = new WriterJournal(table, appId, subtask, parallelism);
         this.table = table;
         this.options = options;
         this.appId = appId;
@@ -153,15 +153,14 @@ public final class MergeWriter implements AutoCloseable {
     }
 
     /**
-     * At a (re)start of this job: deletes the files that writers of earlier attempts wrote and no
+     * When the writer starts: deletes the files that an earlier start of this subtask wrote and no
      * checkpoint took (see {@link WriterJournal}). Files of checkpoints that never completed are
      * left for the committer to resolve once the log proves they never will ({@link JournalSweep}).
-     * Only one writer of a job does this, while the job starts.
      *
      * @return the number of files deleted
      */
-    public int cleanUpEarlierAttempts() {
-        return journal.cleanUpEarlierAttempts();
+    public int cleanUpEarlierStarts() {
+        return journal.cleanUpEarlierStarts();
     }
 
     /** Notes the files of the checkpoint in progress, which no checkpoint holds yet. */

@@ -1,5 +1,6 @@
 package io.deltalite.flink.internal.merge;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -13,11 +14,17 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>after each merge, the files of the checkpoint in progress are noted as <em>unprepared</em>
- *       (owner {@code u<subtask>a<attempt>}): they belong to no checkpoint yet;
+ *       (owner {@code u<subtask>-<nonce>}, the nonce new with each start of the writer): they
+ *       belong to no checkpoint yet;
  *   <li>when a checkpoint takes them, they are noted under it (owner {@code w<subtask>}) before the
  *       unprepared note is removed;
- *   <li>at a restart, writer subtask 0 deletes what earlier attempts of this job left unprepared:
- *       files no checkpoint noted and no version added, which nothing can commit any more.
+ *   <li>when a writer starts, it deletes what an earlier start of the same subtask left unprepared
+ *       — that one is dead, one writer runs per subtask — and writer 0 also what subtasks beyond
+ *       the current parallelism left: files no checkpoint noted and no version added, which nothing
+ *       can commit any more. Other subtasks' notes are theirs: a writer that finished (its results
+ *       wait for the end of the job) may be alive while this one restarts.
+ *   <li>at the end of the input, the committer of the lineage resolves the notes left (in batch
+ *       mode no checkpoint ever takes the files).
  * </ul>
  */
 final class WriterJournal {
@@ -27,14 +34,23 @@ final class WriterJournal {
     private final MergeTable table;
     private final String appId;
     private final int subtask;
-    private final int attempt;
+    private final int parallelism;
+    private final String owner;
     private List<String> unprepared = List.of();
 
-    WriterJournal(MergeTable table, String appId, int subtask, int attempt) {
+    /**
+     * @param parallelism the number of writer subtasks
+     */
+    WriterJournal(MergeTable table, String appId, int subtask, int parallelism) {
         this.table = table;
         this.appId = appId;
         this.subtask = subtask;
-        this.attempt = attempt;
+        this.parallelism = parallelism;
+        this.owner =
+                UNPREPARED_PREFIX
+                        + subtask
+                        + "-"
+                        + java.util.UUID.randomUUID().toString().substring(0, 8);
     }
 
     /** Notes the files of the checkpoint in progress (replacing the previous note). */
@@ -64,76 +80,101 @@ final class WriterJournal {
     }
 
     private AttemptJournal.Entry unpreparedEntry(long notCommittedAt, List<String> files) {
-        return new AttemptJournal.Entry(
-                appId, 0, UNPREPARED_PREFIX + subtask + "a" + attempt, notCommittedAt, files);
+        return new AttemptJournal.Entry(appId, 0, owner, notCommittedAt, files);
     }
 
     /**
-     * Deletes the files that earlier attempts of this job noted as unprepared and that no
-     * checkpoint noted, no version added and no version holds live: their writer died before a
-     * checkpoint took them. Called by one writer while the job starts.
+     * Deletes the files that an earlier start of this writer subtask (and, for subtask 0, of
+     * subtasks beyond the parallelism) noted as unprepared and that no checkpoint noted, no version
+     * added and no version holds live: that writer died before a checkpoint took them. Called by
+     * each writer when it starts.
      *
      * @return the number of files deleted
      */
-    int cleanUpEarlierAttempts() {
+    int cleanUpEarlierStarts() {
+        List<AttemptJournal.Entry> dead = new ArrayList<>();
         List<AttemptJournal.Entry> entries = table.journal().entries(appId);
-        Set<String> noted = new HashSet<>();
-        boolean anyUnprepared = false;
         for (AttemptJournal.Entry entry : entries) {
-            if (isUnprepared(entry)) {
-                anyUnprepared |= attemptOf(entry) < attempt;
-            } else {
-                entry.files().forEach(path -> noted.add(FileReclaimer.name(path)));
+            int of = subtaskOf(entry);
+            if (of >= 0
+                    && !entry.owner().equals(owner)
+                    && (of == subtask || (subtask == 0 && of >= parallelism))) {
+                dead.add(entry);
             }
         }
-        if (!anyUnprepared) {
+        if (dead.isEmpty()) {
             return 0;
         }
         TableSnapshot snapshot = table.latestSnapshot();
-        FileReclaimer reclaimer = new FileReclaimer(table);
         int deleted = 0;
-        for (AttemptJournal.Entry entry : entries) {
-            if (!isUnprepared(entry) || attemptOf(entry) >= attempt) {
-                continue;
-            }
-            Optional<List<CommitRecord>> commits =
-                    entry.notCommittedAt() < 0
-                            ? Optional.empty()
-                            : snapshot.commitsAfter(entry.notCommittedAt());
-            if (commits.isEmpty()) {
-                continue; // the log no longer tells: VACUUM's
-            }
-            Set<String> added = new HashSet<>();
-            commits.get()
-                    .forEach(c -> c.addedPaths().forEach(p -> added.add(FileReclaimer.name(p))));
-            List<String> garbage =
-                    entry.files().stream()
-                            .filter(path -> !noted.contains(FileReclaimer.name(path)))
-                            .filter(path -> !added.contains(FileReclaimer.name(path)))
-                            .toList();
-            deleted += reclaimer.reclaimNeverCommitted(snapshot, garbage);
+        for (AttemptJournal.Entry entry : dead) {
+            deleted += reclaimUnprepared(table, snapshot, entry, entries, null);
             table.journal().remove(entry);
         }
         if (deleted > 0) {
             LOG.info(
-                    "Deleted {} file(s) in {} that writers of an earlier attempt wrote and no"
+                    "Deleted {} file(s) in {} that an earlier start of writer {} wrote and no"
                             + " checkpoint took.",
                     deleted,
-                    table.location());
+                    table.location(),
+                    subtask);
         }
         return deleted;
     }
 
-    private static boolean isUnprepared(AttemptJournal.Entry entry) {
-        return entry.owner().startsWith(UNPREPARED_PREFIX) && entry.owner().indexOf('a') > 0;
+    /**
+     * Deletes the files of an unprepared note that nothing references: not noted by a checkpoint
+     * (among {@code entries}), not added by any version since the note was made, not added by
+     * {@code kept}, not live. Nothing is deleted when the log no longer tells.
+     *
+     * @param kept a landing whose added files stay (the lineage's last commit), or null
+     * @return the number of files deleted
+     */
+    static int reclaimUnprepared(
+            MergeTable table,
+            TableSnapshot snapshot,
+            AttemptJournal.Entry entry,
+            List<AttemptJournal.Entry> entries,
+            FileReclaimer.Landing kept) {
+        Set<String> noted = new HashSet<>();
+        for (AttemptJournal.Entry other : entries) {
+            if (!isUnprepared(other)) {
+                other.files().forEach(path -> noted.add(FileReclaimer.name(path)));
+            }
+        }
+        Optional<List<CommitRecord>> commits =
+                entry.notCommittedAt() < 0
+                        ? Optional.empty()
+                        : snapshot.commitsAfter(entry.notCommittedAt());
+        if (commits.isEmpty()) {
+            return 0; // the log no longer tells: VACUUM's
+        }
+        Set<String> added = new HashSet<>();
+        commits.get().forEach(c -> c.addedPaths().forEach(p -> added.add(FileReclaimer.name(p))));
+        List<String> garbage =
+                entry.files().stream()
+                        .filter(path -> !noted.contains(FileReclaimer.name(path)))
+                        .filter(path -> !added.contains(FileReclaimer.name(path)))
+                        .filter(path -> kept == null || !kept.added(path))
+                        .toList();
+        return new FileReclaimer(table).reclaimNeverCommitted(snapshot, garbage);
     }
 
-    private static int attemptOf(AttemptJournal.Entry entry) {
-        String owner = entry.owner();
+    static boolean isUnprepared(AttemptJournal.Entry entry) {
+        return subtaskOf(entry) >= 0;
+    }
+
+    /** The subtask of an unprepared note ({@code u<subtask>-<nonce>}), else -1. */
+    private static int subtaskOf(AttemptJournal.Entry entry) {
+        String name = entry.owner();
+        int dash = name.indexOf('-');
+        if (!name.startsWith(UNPREPARED_PREFIX) || dash < 2) {
+            return -1;
+        }
         try {
-            return Integer.parseInt(owner.substring(owner.indexOf('a') + 1));
+            return Integer.parseInt(name.substring(UNPREPARED_PREFIX.length(), dash));
         } catch (NumberFormatException e) {
-            return Integer.MAX_VALUE;
+            return -1;
         }
     }
 }

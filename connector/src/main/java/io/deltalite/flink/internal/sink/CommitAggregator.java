@@ -62,6 +62,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     private transient String ownAppId;
     private transient TreeMap<Long, Bucket> buckets;
     private transient List<Map.Entry<Long, Bucket>> otherLineages;
+    private transient long restoredCheckpointId;
 
     /** Writer subtasks that sent their end-of-input results; they send nothing after. */
     private transient java.util.Set<Integer> finishedSubtasks;
@@ -78,6 +79,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         super.initializeState(context);
         ownAppId =
                 config.transactionAppId(getRuntimeContext().getJobInfo().getJobId().toHexString());
+        restoredCheckpointId = context.getRestoredCheckpointId().orElse(0);
         buckets = new TreeMap<>();
         otherLineages = new ArrayList<>();
         finishedSubtasks = new java.util.HashSet<>();
@@ -156,12 +158,27 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         }
     }
 
-    /** Restored checkpoints of the job this one was started from go first, as they are. */
+    /** Restored checkpoints of the job this one was started from go first. */
     private void emitOtherLineages() {
+        List<PartitionWriteResult> adopted = new ArrayList<>();
         for (Map.Entry<Long, Bucket> restored : otherLineages) {
-            emit(restored.getKey(), restored.getValue());
+            if (restored.getKey() == CommittableMessage.EOI) {
+                restored.getValue().results.forEach(result -> adopted.addAll(result.results()));
+            } else {
+                emit(restored.getKey(), restored.getValue());
+            }
         }
         otherLineages.clear();
+        if (!adopted.isEmpty()) {
+            LOG.info(
+                    "Committing the end-of-input results of the job this one was restored from"
+                            + " as checkpoint {} of app {}.",
+                    restoredCheckpointId,
+                    ownAppId);
+            output(
+                    restoredCheckpointId,
+                    new CheckpointResults(ownAppId, restoredCheckpointId, adopted));
+        }
     }
 
     @Override
@@ -193,13 +210,13 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         if (appId == null || (results.isEmpty() && checkpointId != CommittableMessage.EOI)) {
             return;
         }
+        output(checkpointId, new CheckpointResults(appId, checkpointId, results));
+    }
+
+    private void output(long checkpointId, CheckpointResults committable) {
         output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
         output.collect(
-                new StreamRecord<>(
-                        new CommittableWithLineage<>(
-                                new CheckpointResults(appId, checkpointId, results),
-                                checkpointId,
-                                0)));
+                new StreamRecord<>(new CommittableWithLineage<>(committable, checkpointId, 0)));
     }
 
     @Override

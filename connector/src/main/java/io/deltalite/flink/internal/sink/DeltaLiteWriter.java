@@ -67,16 +67,15 @@ final class DeltaLiteWriter
                         config.mergeOptions(),
                         config.transactionAppId(context.getJobInfo().getJobId().toHexString()),
                         subtask,
-                        context.getTaskInfo().getAttemptNumber(),
+                        context.getTaskInfo().getNumberOfParallelSubtasks(),
                         config.maxParallelPartitions(),
                         fileExecutor);
         List<PendingCheckpoint> pending = new ArrayList<>();
         restored.forEach(state -> pending.addAll(state.pending()));
         merge.restorePending(pending);
-        if (subtask == 0 && context.getTaskInfo().getAttemptNumber() > 0) {
-            // A failover: what writers of the failed attempt wrote and no checkpoint took.
-            merge.cleanUpEarlierAttempts();
-        }
+        // What an earlier start of this subtask (a failover, a restart) wrote and no checkpoint
+        // took.
+        merge.cleanUpEarlierStarts();
         context.metricGroup().gauge("deltaliteBufferedBytes", merge::bufferedBytes);
         context.metricGroup().gauge("deltalitePendingCheckpoints", () -> merge.pending().size());
         LOG.info(

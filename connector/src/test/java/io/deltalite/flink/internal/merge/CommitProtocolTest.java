@@ -280,7 +280,7 @@ class CommitProtocolTest {
             job.upsert(2L, "two");
             List<PartitionWriteResult> savepoint = job.prepareAs(5);
             try (UpsertHarness restarted = UpsertHarness.restarted(job, 0, 4)) {
-                restarted.writer().cleanUpEarlierAttempts();
+                restarted.writer().cleanUpEarlierStarts();
                 // The failed-over job replays checkpoint 4 (already committed).
                 restarted.commitPrepared(4, List.of());
             }
@@ -311,7 +311,7 @@ class CommitProtocolTest {
             List<PartitionWriteResult> endOfInput =
                     finished.prepareAs(CheckpointResults.END_OF_INPUT);
             try (UpsertHarness restarted = UpsertHarness.restarted(first, 0, 8)) {
-                restarted.writer().cleanUpEarlierAttempts();
+                restarted.writer().cleanUpEarlierStarts();
                 restarted.upsert(3L, "three");
                 restarted.commitAs(9);
             }
@@ -336,7 +336,7 @@ class CommitProtocolTest {
             List<String> lostFiles = new ArrayList<>();
             lost.forEach(result -> lostFiles.addAll(result.writtenPaths()));
             try (UpsertHarness restarted = UpsertHarness.restarted(job, 0, 4)) {
-                restarted.writer().cleanUpEarlierAttempts();
+                restarted.writer().cleanUpEarlierStarts();
                 assertThat(lostFiles).allMatch(CommitProtocolTest::exists);
                 restarted.upsert(2L, "two");
                 restarted.commitAs(6);
@@ -365,10 +365,34 @@ class CommitProtocolTest {
             job.writer().prepare().forEach(result -> written.addAll(result.writtenPaths()));
             assertThat(written).isNotEmpty().allMatch(CommitProtocolTest::exists);
             try (UpsertHarness restarted = UpsertHarness.restarted(job, 0, 1)) {
-                assertThat(restarted.writer().cleanUpEarlierAttempts()).isEqualTo(written.size());
+                assertThat(restarted.writer().cleanUpEarlierStarts()).isEqualTo(written.size());
             }
             assertThat(written).noneMatch(CommitProtocolTest::exists);
             assertThat(journalEntries()).isEmpty();
+        }
+    }
+
+    /**
+     * A writer that restarts cleans up after its own earlier start only: the files another writer
+     * noted (in batch mode, a finished writer whose results wait for the end of the job) stay.
+     */
+    @Test
+    void aRestartedWriterLeavesTheFilesOfAnotherWriterAlone() {
+        try (UpsertHarness first = open(BY_DAY, MergeOptions.DEFAULTS, "batch", 0);
+                UpsertHarness finished = UpsertHarness.attach(first, 1)) {
+            finished.upsert(2L, "b", "finished");
+            List<String> waiting = new ArrayList<>();
+            finished.writer().prepare().forEach(result -> waiting.addAll(result.writtenPaths()));
+            first.upsert(1L, "a", "failed");
+            List<String> lost = new ArrayList<>();
+            first.writer().prepare().forEach(result -> lost.addAll(result.writtenPaths()));
+
+            try (UpsertHarness restarted = UpsertHarness.restarted(first, 0, 0)) {
+                restarted.writer().cleanUpEarlierStarts();
+            }
+
+            assertThat(waiting).isNotEmpty().allMatch(CommitProtocolTest::exists);
+            assertThat(lost).isNotEmpty().noneMatch(CommitProtocolTest::exists);
         }
     }
 

@@ -43,7 +43,7 @@ public final class S3UpsertHarness implements AutoCloseable {
         this.appId = appId;
         this.table = table;
         this.files = Executors.newFixedThreadPool(options.maxParallelFiles());
-        this.writer = new MergeWriter(table, options, appId, 0, 0, 2, files);
+        this.writer = new MergeWriter(table, options, appId, 0, 1, 2, files);
         this.committer =
                 new CheckpointCommitter(table, new PartitionMerger(table, options, files), options);
         this.checkpoint = table.latestSnapshot().committedCheckpoint(appId).orElse(0);

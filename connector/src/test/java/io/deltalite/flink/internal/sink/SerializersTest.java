@@ -1,0 +1,177 @@
+package io.deltalite.flink.internal.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.deltalite.flink.internal.merge.AttemptJournal;
+import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.ColumnStatistics;
+import io.deltalite.flink.internal.merge.DataFile;
+import io.deltalite.flink.internal.merge.DeletedKeys;
+import io.deltalite.flink.internal.merge.PartitionValues;
+import io.deltalite.flink.internal.merge.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.PendingCheckpoint;
+import io.deltalite.flink.internal.merge.RowKey;
+import io.deltalite.flink.internal.merge.StagedKeys;
+import io.deltalite.flink.internal.merge.ValueCodec;
+import io.deltalite.flink.sink.UpsertStats;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The committables and states that Flink keeps round-trip through their serializers, and what the
+ * first version wrote stays readable after an upgrade.
+ */
+class SerializersTest {
+    private static final DataFile FILE =
+            new DataFile(
+                    "file:/t/day=a/1.parquet",
+                    1234,
+                    1_700_000_000_000L,
+                    10,
+                    List.of(new ColumnStatistics(1L, 99L, 0)),
+                    null,
+                    "{\"numRecords\":10}");
+    private static final UpsertStats STATS =
+            new UpsertStats(-1, 1, 2, 1, 3, 1, 4, 5, 6, 7, 8, 0, 99);
+
+    private static PartitionWriteResult result() {
+        return new PartitionWriteResult(
+                new PartitionValues(List.of("a")),
+                41,
+                "3:abc",
+                List.of(FILE),
+                List.of(FILE),
+                List.of(),
+                new DeletedKeys(
+                        List.of(RowKey.ofValues(7L, new BigDecimal("1.50"))),
+                        List.of(new StagedKeys("file:/t/_deltalite/staged/k.keys", 100_000))),
+                STATS);
+    }
+
+    @Test
+    void aCommittableRoundTrips() throws IOException {
+        CheckpointResults committable =
+                new CheckpointResults("orders-job-nonce", 12, List.of(result()));
+        Serializers.CommittableSerializer serializer = new Serializers.CommittableSerializer();
+
+        CheckpointResults read =
+                serializer.deserialize(serializer.getVersion(), serializer.serialize(committable));
+
+        assertThat(read).isEqualTo(committable);
+        assertThat(read.notCommittedAt()).isEqualTo(41);
+    }
+
+    @Test
+    void aWriteResultRoundTrips() throws IOException {
+        WriteResult writeResult = new WriteResult("orders-job-nonce", List.of(result()));
+        Serializers.WriteResultSerializer serializer = new Serializers.WriteResultSerializer();
+
+        assertThat(
+                        serializer.deserialize(
+                                serializer.getVersion(), serializer.serialize(writeResult)))
+                .isEqualTo(writeResult);
+    }
+
+    @Test
+    void writerStateRoundTripsWithTheJournalOwnerOfEachCheckpoint() throws IOException {
+        WriterState state =
+                new WriterState(
+                        List.of(
+                                new PendingCheckpoint(
+                                        "orders-job-nonce",
+                                        12,
+                                        AttemptJournal.writer(3),
+                                        List.of(result()))));
+        Serializers.WriterStateSerializer serializer = new Serializers.WriterStateSerializer();
+
+        WriterState read =
+                serializer.deserialize(serializer.getVersion(), serializer.serialize(state));
+
+        assertThat(read).isEqualTo(state);
+        assertThat(read.pending().get(0).journalOwner()).isEqualTo("w3");
+    }
+
+    /** Bytes as the first version of deltalite wrote them: no base version, no staged keys. */
+    @Test
+    void aFirstVersionCommittableAndWriterStateAreStillRead() throws IOException {
+        byte[] checkpoint = firstVersionCheckpoint("orders", 12);
+
+        CheckpointResults committable =
+                new Serializers.CommittableSerializer().deserialize(1, checkpoint);
+        assertThat(committable.appId()).isEqualTo("orders");
+        assertThat(committable.checkpointId()).isEqualTo(12);
+        PartitionWriteResult read = committable.results().get(0);
+        assertThat(read.baseVersion()).isEqualTo(-1);
+        assertThat(read.removedFiles()).containsExactly(FILE);
+        assertThat(read.deletedKeys().inline()).containsExactly(RowKey.ofValues(7L));
+        assertThat(read.deletedKeys().staged()).isEmpty();
+        assertThat(read.stats()).isEqualTo(STATS);
+        assertThat(committable.notCommittedAt()).isEqualTo(-1);
+
+        ByteArrayOutputStream state = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(state)) {
+            out.writeInt(1);
+            out.write(checkpoint);
+        }
+        WriterState restored =
+                new Serializers.WriterStateSerializer().deserialize(1, state.toByteArray());
+        assertThat(restored.pending())
+                .singleElement()
+                .satisfies(pending -> assertThat(pending.checkpointId()).isEqualTo(12));
+    }
+
+    @Test
+    void aNewerVersionIsRefusedWithTheRemedy() {
+        assertThatThrownBy(
+                        () -> new Serializers.CommittableSerializer().deserialize(99, new byte[0]))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("version 99")
+                .hasMessageContaining("Restore with the deltalite version that wrote the state");
+    }
+
+    /** appId, checkpoint id, then one result in layout 1. */
+    private static byte[] firstVersionCheckpoint(String appId, long checkpointId)
+            throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            ValueCodec.writeString(out, appId);
+            out.writeLong(checkpointId);
+            out.writeInt(1); // results
+            out.writeInt(1); // partition values
+            ValueCodec.write(out, "a");
+            ValueCodec.writeString(out, "3:abc");
+            writeFile(out); // removed
+            out.writeInt(0); // upserts
+            out.writeInt(0); // survivors
+            out.writeInt(1); // deleted keys
+            out.writeInt(1);
+            ValueCodec.write(out, 7L);
+            long[] stats = {-1, 1, 2, 1, 3, 1, 4, 5, 6, 7, 8, 0, 99};
+            out.writeInt(stats.length);
+            for (long value : stats) {
+                out.writeLong(value);
+            }
+        }
+        return bytes.toByteArray();
+    }
+
+    private static void writeFile(DataOutputStream out) throws IOException {
+        out.writeInt(1);
+        ValueCodec.writeString(out, FILE.path());
+        out.writeLong(FILE.sizeBytes());
+        out.writeLong(FILE.modificationTime());
+        out.writeLong(FILE.numRecords());
+        out.writeInt(1);
+        ValueCodec.write(out, 1L);
+        ValueCodec.write(out, 99L);
+        out.writeLong(0);
+        out.writeBoolean(false);
+        out.writeBoolean(true);
+        ValueCodec.writeString(out, FILE.logStatistics());
+    }
+}
