@@ -410,7 +410,7 @@ class OperationalSoakITCase {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String message = String.valueOf(root.getMessage());
+        String message = String.valueOf(root.getMessage()).replaceAll("[0-9a-f]{32}", "<job>");
         return root.getClass().getSimpleName()
                 + ": "
                 + (message.length() > 80 ? message.substring(0, 80) : message);
