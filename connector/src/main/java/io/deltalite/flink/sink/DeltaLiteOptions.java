@@ -105,4 +105,25 @@ public final class DeltaLiteOptions {
                                     + " if exactly one writer ever writes the table: with a second"
                                     + " writer (another job, Spark, a job started twice) commits"
                                     + " overwrite each other and data is lost silently.");
+
+    public static final ConfigOption<String> WRITE_MODE =
+            ConfigOptions.key("write-mode")
+                    .stringType()
+                    .defaultValue(WriteMode.AUTO.toString())
+                    .withDescription(
+                            "How the old rows of changed keys leave the files that hold them:"
+                                    + " copy-on-write (rewrite the files), deletion-vectors (mark"
+                                    + " the rows; readers need Delta reader version 3 with"
+                                    + " deletion vectors) or auto (deletion vectors when the"
+                                    + " table has delta.enableDeletionVectors = true, which a"
+                                    + " table the sink creates gets).");
+
+    public static final ConfigOption<Double> DV_REWRITE_THRESHOLD =
+            ConfigOptions.key("dv.rewrite-threshold")
+                    .doubleType()
+                    .defaultValue(0.5)
+                    .withDescription(
+                            "In deletion-vector mode, a file whose deletion vector would delete"
+                                    + " more than this share of its rows is rewritten instead,"
+                                    + " so that readers do not drag mostly deleted files.");
 }

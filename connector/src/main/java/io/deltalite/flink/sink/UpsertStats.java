@@ -18,7 +18,10 @@ import org.apache.flink.annotation.PublicEvolving;
  * @param rowsCopied unchanged rows copied from rewritten files into new files
  * @param sourceRows change records that reached the merge, before the last change per key won
  * @param nullKeyRows change records with a null in a primary-key column
- * @param bytesWritten bytes of the data files added
+ * @param bytesWritten bytes of the data files and deletion vector files added
+ * @param deletionVectorsWritten files that kept their data and got a new deletion vector marking
+ *     the rows that changed (write mode {@code deletion-vectors} or {@code auto})
+ * @param deletionVectorBytes bytes of the deletion vector files added
  */
 @PublicEvolving
 public record UpsertStats(
@@ -34,10 +37,13 @@ public record UpsertStats(
         long rowsCopied,
         long sourceRows,
         long nullKeyRows,
-        long bytesWritten) {
+        long bytesWritten,
+        long deletionVectorsWritten,
+        long deletionVectorBytes) {
 
     /** Statistics of a merge that did nothing. */
-    public static final UpsertStats EMPTY = new UpsertStats(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final UpsertStats EMPTY =
+            new UpsertStats(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     /** The sum of two merges; the version of the result is -1. */
     public UpsertStats plus(UpsertStats other) {
@@ -54,7 +60,9 @@ public record UpsertStats(
                 rowsCopied + other.rowsCopied,
                 sourceRows + other.sourceRows,
                 nullKeyRows + other.nullKeyRows,
-                bytesWritten + other.bytesWritten);
+                bytesWritten + other.bytesWritten,
+                deletionVectorsWritten + other.deletionVectorsWritten,
+                deletionVectorBytes + other.deletionVectorBytes);
     }
 
     /** These statistics, as committed in Delta version {@code committedVersion}. */
@@ -72,6 +80,8 @@ public record UpsertStats(
                 rowsCopied,
                 sourceRows,
                 nullKeyRows,
-                bytesWritten);
+                bytesWritten,
+                deletionVectorsWritten,
+                deletionVectorBytes);
     }
 }

@@ -104,6 +104,18 @@ public final class DeltaLiteConnectorOptions {
                     .defaultValue(DeltaLiteOptions.PRUNE_STRATEGY.defaultValue())
                     .withDescription(DeltaLiteOptions.PRUNE_STRATEGY.description());
 
+    public static final ConfigOption<String> SINK_WRITE_MODE =
+            ConfigOptions.key("sink." + DeltaLiteOptions.WRITE_MODE.key())
+                    .stringType()
+                    .defaultValue(DeltaLiteOptions.WRITE_MODE.defaultValue())
+                    .withDescription(DeltaLiteOptions.WRITE_MODE.description());
+
+    public static final ConfigOption<Double> SINK_DV_REWRITE_THRESHOLD =
+            ConfigOptions.key("sink." + DeltaLiteOptions.DV_REWRITE_THRESHOLD.key())
+                    .doubleType()
+                    .defaultValue(DeltaLiteOptions.DV_REWRITE_THRESHOLD.defaultValue())
+                    .withDescription(DeltaLiteOptions.DV_REWRITE_THRESHOLD.description());
+
     public static final ConfigOption<Integer> SINK_COMMIT_RETRIES =
             ConfigOptions.key("sink." + DeltaLiteOptions.COMMIT_RETRIES.key())
                     .intType()

@@ -52,6 +52,8 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_ROW_GROUP_SIZE,
                 DeltaLiteConnectorOptions.SINK_READ_BATCH_SIZE,
                 DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
+                DeltaLiteConnectorOptions.SINK_WRITE_MODE,
+                DeltaLiteConnectorOptions.SINK_DV_REWRITE_THRESHOLD,
                 DeltaLiteConnectorOptions.SINK_COMMIT_RETRIES,
                 DeltaLiteConnectorOptions.SINK_NULL_KEY_POLICY,
                 DeltaLiteConnectorOptions.SINK_S3_SINGLE_WRITER);
@@ -117,6 +119,16 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
                 DeltaLiteOptions.PRUNE_STRATEGY);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_WRITE_MODE,
+                DeltaLiteOptions.WRITE_MODE);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_DV_REWRITE_THRESHOLD,
+                DeltaLiteOptions.DV_REWRITE_THRESHOLD);
         copy(
                 options,
                 builder,

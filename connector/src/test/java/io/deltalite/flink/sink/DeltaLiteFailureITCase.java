@@ -12,6 +12,7 @@ import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -19,13 +20,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A failure at each point of the sink's life — while records are written, after a checkpoint's
  * files are written but before it completes, before the Delta commit, after the Delta commit but
  * before the committer returns — makes the job restart; the table still ends equal to the model and
- * no checkpoint is committed twice.
+ * no checkpoint is committed twice. Both write modes: the table the sink creates allows deletion
+ * vectors, so the default ({@code auto}) marks rows with them; {@code copy-on-write} rewrites.
  */
 class DeltaLiteFailureITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
@@ -37,9 +40,15 @@ class DeltaLiteFailureITCase {
         FaultInjection.disarmAll();
     }
 
-    @ParameterizedTest(name = "failure at {0}")
-    @EnumSource(Point.class)
-    void aFailureAtEachPointLosesNothingAndDoublesNothing(Point point) throws Exception {
+    static Stream<Arguments> pointsAndModes() {
+        return Stream.of(WriteMode.AUTO, WriteMode.COPY_ON_WRITE)
+                .flatMap(mode -> Stream.of(Point.values()).map(point -> Arguments.of(point, mode)));
+    }
+
+    @ParameterizedTest(name = "failure at {0}, write mode {1}")
+    @MethodSource("pointsAndModes")
+    void aFailureAtEachPointLosesNothingAndDoublesNothing(Point point, WriteMode mode)
+            throws Exception {
         ChangeScript script = ChangeScript.generate(point.ordinal(), 5_000, 700, 4, false);
         Path table = dir.resolve("t");
         AtomicInteger failures = new AtomicInteger();
@@ -65,6 +74,7 @@ class DeltaLiteFailureITCase {
                         .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("64kb"))
                         // Small enough that writers also merge between checkpoints.
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("96kb"))
+                        .option(DeltaLiteOptions.WRITE_MODE, mode.toString())
                         .build(),
                 4);
         env.execute("failure-at-" + point);
@@ -75,5 +85,13 @@ class DeltaLiteFailureITCase {
         // Files of the failed attempt that no completed checkpoint holds were deleted: by the
         // writers when they closed, and after the restore for checkpoints that never completed.
         assertThat(DeltaHistory.uncommittedDataFiles(table)).isEmpty();
+        assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
+        if (mode == WriteMode.AUTO) {
+            assertThat(DeltaHistory.deletionVectorAdds(table))
+                    .as("files given a deletion vector")
+                    .isPositive();
+        } else {
+            assertThat(DeltaHistory.deletionVectorAdds(table)).isZero();
+        }
     }
 }

@@ -57,8 +57,9 @@ public final class DeltaHistory {
     }
 
     /**
-     * Data files on disk that no commit ever added: files of an attempt that was never committed
-     * and was not cleaned up. (Files a later commit removed stay until VACUUM and are not counted.)
+     * Data files and deletion vector files on disk that no commit ever added: files of an attempt
+     * that was never committed and was not cleaned up. (Files a later commit removed stay until
+     * VACUUM and are not counted.)
      */
     public static List<String> uncommittedDataFiles(Path table) {
         java.util.Set<String> added = new java.util.HashSet<>();
@@ -72,6 +73,10 @@ public final class DeltaHistory {
                         if (action.has("add")) {
                             String path = action.get("add").get("path").asText();
                             added.add(path.substring(path.lastIndexOf('/') + 1));
+                            String vectorFile = vectorFile(table, action.get("add"));
+                            if (vectorFile != null) {
+                                added.add(Path.of(vectorFile).getFileName().toString());
+                            }
                         }
                     }
                 }
@@ -81,7 +86,12 @@ public final class DeltaHistory {
         }
         List<String> uncommitted = new ArrayList<>();
         try (Stream<Path> files = Files.walk(table)) {
-            files.filter(f -> f.getFileName().toString().endsWith(".parquet"))
+            files.filter(
+                            f ->
+                                    f.getFileName().toString().endsWith(".parquet")
+                                            || f.getFileName()
+                                                    .toString()
+                                                    .startsWith("deletion_vector_"))
                     .filter(f -> !f.toString().contains("_delta_log"))
                     .map(f -> f.getFileName().toString())
                     .filter(name -> !added.contains(name))
@@ -93,11 +103,12 @@ public final class DeltaHistory {
     }
 
     /**
-     * Data files the latest version of the table references (by replaying every commit file) that
-     * are not on disk: a table pointing at deleted files.
+     * Data files and deletion vector files the latest version of the table references (by replaying
+     * every commit file) that are not on disk: a table pointing at deleted files.
      */
     public static List<String> missingReferencedFiles(Path table) {
-        java.util.Set<String> live = new java.util.LinkedHashSet<>();
+        // By path and deletion vector: giving a file a new vector removes and adds the same path.
+        java.util.Map<String, String> live = new java.util.LinkedHashMap<>();
         try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
             for (Path file :
                     files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))
@@ -109,9 +120,15 @@ public final class DeltaHistory {
                     }
                     JsonNode action = JSON.readTree(line);
                     if (action.has("add")) {
-                        live.add(action.get("add").get("path").asText());
+                        JsonNode add = action.get("add");
+                        live.put(identity(add), add.get("path").asText());
+                        String vectorFile = vectorFile(table, add);
+                        if (vectorFile != null) {
+                            live.put(identity(add) + "#file", vectorFile);
+                        }
                     } else if (action.has("remove")) {
-                        live.remove(action.get("remove").get("path").asText());
+                        live.remove(identity(action.get("remove")));
+                        live.remove(identity(action.get("remove")) + "#file");
                     }
                 }
             }
@@ -120,7 +137,7 @@ public final class DeltaHistory {
         }
         List<String> missing = new ArrayList<>();
         java.net.URI root = table.toUri();
-        for (String path : live) {
+        for (String path : live.values()) {
             java.net.URI uri = java.net.URI.create(path);
             Path file = Path.of(uri.isAbsolute() ? uri : root.resolve(uri));
             if (!Files.exists(file)) {
@@ -128,6 +145,59 @@ public final class DeltaHistory {
             }
         }
         return missing;
+    }
+
+    /** A file action's path and deletion vector, as Delta tells two actions' files apart. */
+    private static String identity(JsonNode action) {
+        JsonNode vector = action.get("deletionVector");
+        if (vector == null || vector.isNull()) {
+            return action.get("path").asText();
+        }
+        return action.get("path").asText()
+                + "#"
+                + vector.get("storageType").asText()
+                + vector.get("pathOrInlineDv").asText()
+                + (vector.has("offset") ? "@" + vector.get("offset").asInt() : "");
+    }
+
+    /** The absolute path of the file an action's deletion vector is stored in, or null. */
+    public static String vectorFile(Path table, JsonNode action) {
+        JsonNode vector = action.get("deletionVector");
+        if (vector == null || vector.isNull() || "i".equals(vector.get("storageType").asText())) {
+            return null;
+        }
+        return new io.delta.kernel.internal.actions.DeletionVectorDescriptor(
+                        vector.get("storageType").asText(),
+                        vector.get("pathOrInlineDv").asText(),
+                        java.util.Optional.of(vector.get("offset").asInt()),
+                        vector.get("sizeInBytes").asInt(),
+                        vector.get("cardinality").asLong())
+                .getAbsolutePath(table.toUri().toString());
+    }
+
+    /** Add actions in the log that carry a deletion vector: files given a vector by a commit. */
+    public static long deletionVectorAdds(Path table) {
+        long adds = 0;
+        try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
+            for (Path file :
+                    files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))
+                            .toList()) {
+                for (String line : Files.readAllLines(file)) {
+                    if (line.isBlank()) {
+                        continue;
+                    }
+                    JsonNode add = JSON.readTree(line).get("add");
+                    if (add != null
+                            && add.has("deletionVector")
+                            && !add.get("deletionVector").isNull()) {
+                        adds++;
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return adds;
     }
 
     /** The (appId, checkpoint) pairs of all commits that carry one, in version order. */

@@ -23,9 +23,10 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Reads what individual commit files of a table's log recorded — transaction ids and added files —
- * to tell which version holds a checkpoint. It lists the log from the first version asked for (on
- * S3 a listing that starts after a key, not of the whole log) and reads each commit file once.
+ * Reads what individual commit files of a table's log recorded — transaction ids, added files and
+ * the deletion vector files they reference — to tell which version holds a checkpoint. It lists the
+ * log from the first version asked for (on S3 a listing that starts after a key, not of the whole
+ * log) and reads each commit file once.
  */
 final class CommitLogReader {
     private static final StructType READ_SCHEMA =
@@ -35,7 +36,19 @@ final class CommitLogReader {
                             new StructType()
                                     .add("appId", StringType.STRING)
                                     .add("version", LongType.LONG))
-                    .add("add", new StructType().add("path", StringType.STRING));
+                    .add(
+                            "add",
+                            new StructType()
+                                    .add("path", StringType.STRING)
+                                    .add(
+                                            "deletionVector",
+                                            new StructType()
+                                                    .add("storageType", StringType.STRING)
+                                                    .add("pathOrInlineDv", StringType.STRING)
+                                                    .add(
+                                                            "offset",
+                                                            io.delta.kernel.types.IntegerType
+                                                                    .INTEGER)));
 
     private final Engine engine;
     private final String location;
@@ -126,6 +139,22 @@ final class CommitLogReader {
                         added.add(
                                 DeltaTableSnapshot.absolutePath(
                                         tableRoot, add.getChild(0).getString(row)));
+                        ColumnVector vector = add.getChild(1);
+                        if (!vector.isNullAt(row)
+                                && !"i".equals(vector.getChild(0).getString(row))) {
+                            // The file of its deletion vector is referenced too.
+                            added.add(
+                                    KernelInternals.deletionVectorPath(
+                                            new io.deltalite.flink.internal.merge.DeletionVectorRef(
+                                                    vector.getChild(0).getString(row),
+                                                    vector.getChild(1).getString(row),
+                                                    vector.getChild(2).isNullAt(row)
+                                                            ? 1
+                                                            : vector.getChild(2).getInt(row),
+                                                    0,
+                                                    0),
+                                            tablePath));
+                        }
                     }
                 }
             }

@@ -73,6 +73,7 @@ public final class DeltaTable implements MergeTable {
     private final KernelFileStore files;
     private final FileJournal journal;
     private final StagedKeyFiles stagedKeys;
+    private final DeletionVectorFiles deletionVectors;
 
     private DeltaTable(
             String location,
@@ -84,6 +85,7 @@ public final class DeltaTable implements MergeTable {
             Row writeState) {
         this.journal = new FileJournal(tablePath, fileIO);
         this.stagedKeys = new StagedKeyFiles(tablePath, fileIO);
+        this.deletionVectors = new DeletionVectorFiles(tablePath, fileIO);
         this.location = location;
         this.tablePath = tablePath;
         this.tableRoot = new Path(tablePath).toUri();
@@ -476,6 +478,10 @@ public final class DeltaTable implements MergeTable {
 
     Row writeState() {
         return writeState;
+    }
+
+    DeletionVectorFiles deletionVectors() {
+        return deletionVectors;
     }
 
     StagedKeyFiles stagedKeys() {

@@ -32,6 +32,7 @@ import io.deltalite.flink.internal.merge.CommitOutcomeUnknownException;
 import io.deltalite.flink.internal.merge.CommitRecord;
 import io.deltalite.flink.internal.merge.ConcurrentCommitException;
 import io.deltalite.flink.internal.merge.DataFile;
+import io.deltalite.flink.internal.merge.DeletionVectorRef;
 import io.deltalite.flink.internal.merge.PartitionValues;
 import io.deltalite.flink.internal.merge.TableCommit;
 import io.deltalite.flink.internal.merge.TableSchema;
@@ -110,6 +111,16 @@ final class DeltaTableSnapshot implements TableSnapshot {
     }
 
     @Override
+    public boolean allowsDeletionVectors() {
+        return KernelInternals.tableFeatures(snapshot).contains("deletionVectors")
+                && "true"
+                        .equalsIgnoreCase(
+                                snapshot.getTableProperties()
+                                        .getOrDefault("delta.enableDeletionVectors", "false")
+                                        .trim());
+    }
+
+    @Override
     public synchronized Map<PartitionValues, List<DataFile>> liveFiles(
             Collection<PartitionValues> partitions) {
         Set<PartitionValues> wanted = new HashSet<>(partitions);
@@ -121,7 +132,6 @@ final class DeltaTableSnapshot implements TableSnapshot {
         ScanBuilder builder = snapshot.getScanBuilder();
         partitionFilter(wanted).ifPresent(builder::withFilter);
         Scan scan = builder.build();
-        Row scanState = null;
         URI tableRoot = tableRoot();
         try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine, true)) {
             while (batches.hasNext()) {
@@ -137,12 +147,6 @@ final class DeltaTableSnapshot implements TableSnapshot {
                         DataFile file = toDataFile(add, tableRoot);
                         live.get(partition).add(file);
                         listedAdds.put(file.identity(), add);
-                        if (file.hasDeletionVector()) {
-                            if (scanState == null) {
-                                scanState = scan.getScanState(engine);
-                            }
-                            files.registerDeletionVector(file, scanFile, scanState);
-                        }
                     }
                 }
             }
@@ -178,6 +182,13 @@ final class DeltaTableSnapshot implements TableSnapshot {
                                         tableRoot, add.getString(add.getSchema().indexOf("path")));
                         if (wanted.contains(path)) {
                             live.add(path);
+                        }
+                        DeletionVectorRef vector = deletionVector(add);
+                        if (vector != null && !"i".equals(vector.storageType())) {
+                            String vectorPath = table.deletionVectors().path(vector);
+                            if (wanted.contains(vectorPath)) {
+                                live.add(vectorPath);
+                            }
                         }
                     }
                 }
@@ -237,27 +248,24 @@ final class DeltaTableSnapshot implements TableSnapshot {
         List<ColumnStatistics> keyStatistics =
                 statistics.map(files.statisticsReader()::keyStatistics).orElse(List.of());
         return new DataFile(
-                path,
-                size,
-                modificationTime,
-                numRecords,
-                keyStatistics,
-                deletionVectorId(add),
-                json);
+                path, size, modificationTime, numRecords, keyStatistics, deletionVector(add), json);
     }
 
-    private static String deletionVectorId(Row add) {
+    /** The deletion vector descriptor of an {@code add}, or null. */
+    static DeletionVectorRef deletionVector(Row add) {
         int ordinal = add.getSchema().indexOf("deletionVector");
         if (ordinal < 0 || add.isNullAt(ordinal)) {
             return null;
         }
         Row vector = add.getStruct(ordinal);
         StructType fields = vector.getSchema();
-        return vector.getString(fields.indexOf("storageType"))
-                + vector.getString(fields.indexOf("pathOrInlineDv"))
-                + (vector.isNullAt(fields.indexOf("offset"))
-                        ? ""
-                        : "@" + vector.getInt(fields.indexOf("offset")));
+        int offset = fields.indexOf("offset");
+        return new DeletionVectorRef(
+                vector.getString(fields.indexOf("storageType")),
+                vector.getString(fields.indexOf("pathOrInlineDv")),
+                vector.isNullAt(offset) ? -1 : vector.getInt(offset),
+                vector.getInt(fields.indexOf("sizeInBytes")),
+                vector.getLong(fields.indexOf("cardinality")));
     }
 
     private URI tableRoot() {
@@ -304,6 +312,9 @@ final class DeltaTableSnapshot implements TableSnapshot {
         Row state = transaction.getTransactionState(engine);
         List<Row> actions = new ArrayList<>();
         long now = System.currentTimeMillis();
+        // A file given a deletion vector is removed as it was listed and added back from that
+        // listing, with the new vector: same path, size, time, tags and row-tracking fields.
+        Map<String, Row> removedAdds = new HashMap<>();
         commit.removed()
                 .forEach(
                         (partition, removed) -> {
@@ -319,14 +330,24 @@ final class DeltaTableSnapshot implements TableSnapshot {
                                                     + table.location());
                                 }
                                 actions.add(KernelInternals.removeAction(add, now));
+                                removedAdds.put(file.path(), add);
                             }
                         });
+        boolean vectorsAllowed = allowsDeletionVectors();
         commit.added()
                 .forEach(
                         (partition, added) -> {
                             List<DataFileStatus> statuses = new ArrayList<>(added.size());
                             for (DataFile file : added) {
-                                statuses.add(toStatus(file));
+                                if (file.hasDeletionVector()) {
+                                    actions.add(
+                                            vectorAdd(
+                                                    file,
+                                                    removedAdds.get(file.path()),
+                                                    vectorsAllowed));
+                                } else {
+                                    statuses.add(toStatus(file));
+                                }
                             }
                             try (CloseableIterator<Row> appends =
                                     Transaction.generateAppendActions(
@@ -364,6 +385,30 @@ final class DeltaTableSnapshot implements TableSnapshot {
         }
         runPostCommitHooks(result);
         return result.getVersion();
+    }
+
+    private Row vectorAdd(DataFile file, Row listed, boolean vectorsAllowed) {
+        if (!vectorsAllowed) {
+            throw new IllegalStateException(
+                    "Version "
+                            + snapshot.getVersion()
+                            + " of "
+                            + table.location()
+                            + " does not allow deletion vectors, yet a commit gives "
+                            + file.path()
+                            + " one");
+        }
+        if (listed == null) {
+            throw new IllegalStateException(
+                    "The commit gives "
+                            + file.path()
+                            + " a deletion vector without removing the file as listed in version "
+                            + snapshot.getVersion()
+                            + " of "
+                            + table.location());
+        }
+        return KernelInternals.addWithDeletionVector(
+                listed, file.deletionVector(), files.dataSchema());
     }
 
     private DataFileStatus toStatus(DataFile file) {

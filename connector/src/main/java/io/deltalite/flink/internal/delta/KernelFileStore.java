@@ -1,11 +1,9 @@
 package io.deltalite.flink.internal.delta;
 
 import io.delta.kernel.DataWriteContext;
-import io.delta.kernel.Scan;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
-import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.expressions.Column;
@@ -18,6 +16,7 @@ import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.merge.BatchStream;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.DataFileStore;
+import io.deltalite.flink.internal.merge.DeletionVector;
 import io.deltalite.flink.internal.merge.PartitionValues;
 import io.deltalite.flink.internal.merge.RowBatch;
 import io.deltalite.flink.internal.merge.TableSchema;
@@ -28,20 +27,18 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads and writes the Parquet data files of a table with Kernel's Parquet handler.
  *
- * <p>Files are read one batch at a time in their physical layout (data columns only). A file with a
- * deletion vector is read whole (also when only its keys are needed) with the row-index column so
- * that Kernel's scan can turn the vector into a selection. New files are written with Kernel's
- * multi-file writer, which rolls at the target file size and computes statistics; the match-key
- * columns always get them.
+ * <p>Files are read one batch at a time in their physical layout (data columns only, or only the
+ * key columns), in file order: each row's position is counted from the start of the file, and the
+ * file's deletion vector marks the rows at its positions as not live. New files are written with
+ * Kernel's multi-file writer, which rolls at the target file size and computes statistics; the
+ * match-key columns always get them.
  */
 final class KernelFileStore implements DataFileStore {
     private final DeltaTable table;
@@ -55,11 +52,6 @@ final class KernelFileStore implements DataFileStore {
     private final List<Column> keyColumns;
     private final PartitionValueCodec partitionCodec;
     private final KeyStatisticsReader statisticsReader;
-
-    /** Scan-file rows and scan state of files with deletion vectors, by file identity. */
-    private final Map<String, Row> deletionVectorFiles = new ConcurrentHashMap<>();
-
-    private volatile Row scanState;
 
     KernelFileStore(DeltaTable table) {
         this.table = table;
@@ -83,12 +75,6 @@ final class KernelFileStore implements DataFileStore {
         this.statisticsReader = new KeyStatisticsReader(dataSchema, keyNames, keyTypes);
     }
 
-    /** Remembers how to apply the deletion vector of a listed file. */
-    void registerDeletionVector(DataFile file, Row scanFileRow, Row state) {
-        deletionVectorFiles.put(file.identity(), scanFileRow);
-        scanState = state;
-    }
-
     StructType dataSchema() {
         return dataSchema;
     }
@@ -103,11 +89,6 @@ final class KernelFileStore implements DataFileStore {
 
     @Override
     public BatchStream readKeys(DataFile file) {
-        if (file.hasDeletionVector()) {
-            // Kernel applies a deletion vector only to a batch of every data column: it puts the
-            // partition columns back and checks the column count against the table schema.
-            return readRows(file);
-        }
         return read(file, keySchema, keyOnlyOrdinals);
     }
 
@@ -116,9 +97,12 @@ final class KernelFileStore implements DataFileStore {
         return read(file, dataSchema, dataKeyOrdinals);
     }
 
+    /**
+     * Streams the rows of {@code file} in their physical order; each batch knows the position of
+     * its first row, and a deletion vector of the file marks its rows as not live.
+     */
     private BatchStream read(DataFile file, StructType columns, int[] keyOrdinals) {
-        StructType readSchema =
-                file.hasDeletionVector() ? columns.add(KernelSchemas.ROW_INDEX) : columns;
+        DeletionVector deleted = readDeletionVector(file);
         CloseableIterator<ColumnarBatch> physical;
         try {
             CloseableIterator<FileReadResult> results =
@@ -131,42 +115,20 @@ final class KernelFileStore implements DataFileStore {
                                                                     file.sizeBytes(),
                                                                     file.modificationTime()))
                                                     .iterator()),
-                                    readSchema,
+                                    columns,
                                     Optional.empty());
             physical = results.map(FileReadResult::getData);
         } catch (IOException | RuntimeException e) {
             throw readFailure(file, e);
         }
-        if (!file.hasDeletionVector()) {
-            return new KernelBatchStream(
-                    file,
-                    physical.<io.deltalite.flink.internal.merge.RowBatch>map(
-                            batch ->
-                                    KernelRowBatch.of(
-                                            batch, Optional.empty(), keyOrdinals, keyTypes)));
-        }
-        Row scanFile = deletionVectorFiles.get(file.identity());
-        if (scanFile == null) {
-            KernelIterators.closeQuietly(physical);
-            throw new IllegalStateException("no deletion vector registered for " + file.identity());
-        }
-        CapturingIterator capturing = new CapturingIterator(physical);
-        CloseableIterator<FilteredColumnarBatch> logical;
-        try {
-            logical = Scan.transformPhysicalData(engine, scanState, scanFile, capturing);
-        } catch (IOException | RuntimeException e) {
-            KernelIterators.closeQuietly(physical);
-            throw readFailure(file, e);
-        }
-        int rowIndexOrdinal = readSchema.length() - 1;
+        long[] nextPosition = {0};
         return new KernelBatchStream(
                 file,
-                logical.<io.deltalite.flink.internal.merge.RowBatch>map(
-                        filtered -> {
-                            ColumnarBatch data =
-                                    capturing.last().withDeletedColumnAt(rowIndexOrdinal);
-                            return KernelRowBatch.of(
-                                    data, filtered.getSelectionVector(), keyOrdinals, keyTypes);
+                physical.<io.deltalite.flink.internal.merge.RowBatch>map(
+                        batch -> {
+                            long first = nextPosition[0];
+                            nextPosition[0] += batch.getSize();
+                            return KernelRowBatch.of(batch, first, deleted, keyOrdinals, keyTypes);
                         }));
     }
 
@@ -206,6 +168,23 @@ final class KernelFileStore implements DataFileStore {
             throw new java.io.UncheckedIOException(
                     "Checking " + path + " of Delta table " + table.location(), e);
         }
+    }
+
+    @Override
+    public DeletionVector readDeletionVector(DataFile file) {
+        return file.hasDeletionVector()
+                ? table.deletionVectors().read(file.deletionVector(), file.path())
+                : DeletionVector.EMPTY;
+    }
+
+    @Override
+    public io.deltalite.flink.internal.merge.DeletionVectorSink newDeletionVectorSink() {
+        return table.deletionVectors().newFile();
+    }
+
+    @Override
+    public String deletionVectorPath(io.deltalite.flink.internal.merge.DeletionVectorRef vector) {
+        return "i".equals(vector.storageType()) ? null : table.deletionVectors().path(vector);
     }
 
     @Override
@@ -333,36 +312,6 @@ final class KernelFileStore implements DataFileStore {
             FilteredColumnarBatch batch = next;
             next = null;
             return batch;
-        }
-    }
-
-    /** Remembers the last physical batch handed to Kernel's scan transformation. */
-    private static final class CapturingIterator implements CloseableIterator<ColumnarBatch> {
-        private final CloseableIterator<ColumnarBatch> delegate;
-        private ColumnarBatch last;
-
-        CapturingIterator(CloseableIterator<ColumnarBatch> delegate) {
-            this.delegate = delegate;
-        }
-
-        ColumnarBatch last() {
-            return last;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return delegate.hasNext();
-        }
-
-        @Override
-        public ColumnarBatch next() {
-            last = delegate.next();
-            return last;
-        }
-
-        @Override
-        public void close() throws IOException {
-            delegate.close();
         }
     }
 }

@@ -35,6 +35,62 @@ final class KernelInternals {
         io.delta.kernel.internal.TableConfig.validateAndNormalizeDeltaProperties(properties);
     }
 
+    /** The bytes of an inline deletion vector ({@code storageType} {@code i}). */
+    static byte[] decodeInlineDeletionVector(String encoded, int sizeInBytes) {
+        return io.delta.kernel.internal.deletionvectors.Base85Codec.decodeBytes(
+                encoded, sizeInBytes);
+    }
+
+    /** The Z85 form of a deletion vector file's UUID, as {@code u} descriptors name it. */
+    static String encodeUuid(java.util.UUID id) {
+        return io.delta.kernel.internal.deletionvectors.Base85Codec.encodeUUID(id);
+    }
+
+    /** The file of an on-disk deletion vector of the table at {@code tablePath}. */
+    static String deletionVectorPath(
+            io.deltalite.flink.internal.merge.DeletionVectorRef ref, String tablePath) {
+        return descriptor(ref).getAbsolutePath(tablePath);
+    }
+
+    private static io.delta.kernel.internal.actions.DeletionVectorDescriptor descriptor(
+            io.deltalite.flink.internal.merge.DeletionVectorRef ref) {
+        return new io.delta.kernel.internal.actions.DeletionVectorDescriptor(
+                ref.storageType(),
+                ref.pathOrInlineDv(),
+                ref.offset() < 0 ? Optional.empty() : Optional.of(ref.offset()),
+                ref.sizeInBytes(),
+                ref.cardinality());
+    }
+
+    /**
+     * The add action that gives the file described by {@code addFile} (the {@code add} struct of a
+     * scan-file row) the deletion vector {@code ref}: same path, partition values, size, time, tags
+     * and row tracking fields, statistics without tight bounds, {@code dataChange = true}.
+     */
+    static Row addWithDeletionVector(
+            Row addFile,
+            io.deltalite.flink.internal.merge.DeletionVectorRef ref,
+            io.delta.kernel.types.StructType physicalSchema) {
+        AddFile add = new AddFile(addFile);
+        Optional<io.delta.kernel.statistics.DataFileStatistics> stats =
+                add.getStats(physicalSchema)
+                        .map(io.delta.kernel.statistics.DataFileStatistics::withoutTightBounds);
+        Row row =
+                AddFile.createAddFileRow(
+                        physicalSchema,
+                        add.getPath(),
+                        add.getPartitionValues(),
+                        add.getSize(),
+                        add.getModificationTime(),
+                        true,
+                        Optional.of(descriptor(ref)),
+                        add.getTags(),
+                        add.getBaseRowId(),
+                        add.getDefaultRowCommitVersion(),
+                        stats);
+        return SingleAction.createAddFileSingleAction(row);
+    }
+
     /** The reader and writer table features the table's protocol lists, in order. */
     static Set<String> tableFeatures(Snapshot snapshot) {
         Set<String> features = new TreeSet<>(snapshot.getProtocol().getWriterFeatures());

@@ -15,14 +15,20 @@ import java.util.Optional;
  */
 final class KernelRowBatch implements RowBatch {
     private final ColumnarBatch data;
+    private final long firstPosition;
     private final boolean[] live;
     private final int[] keyOrdinals;
     private final ValueType[] keyTypes;
     private ColumnVector[] keyVectors;
 
     private KernelRowBatch(
-            ColumnarBatch data, boolean[] live, int[] keyOrdinals, ValueType[] keyTypes) {
+            ColumnarBatch data,
+            long firstPosition,
+            boolean[] live,
+            int[] keyOrdinals,
+            ValueType[] keyTypes) {
         this.data = data;
+        this.firstPosition = firstPosition;
         this.live = live;
         this.keyOrdinals = keyOrdinals;
         this.keyTypes = keyTypes;
@@ -46,12 +52,40 @@ final class KernelRowBatch implements RowBatch {
         } else {
             java.util.Arrays.fill(live, true);
         }
-        return new KernelRowBatch(data, live, keyOrdinals, keyTypes.toArray(new ValueType[0]));
+        return new KernelRowBatch(data, -1, live, keyOrdinals, keyTypes.toArray(new ValueType[0]));
+    }
+
+    /**
+     * A batch of a file read in its physical order.
+     *
+     * @param firstPosition the position of the batch's first row in its file
+     * @param deleted the file's deletion vector: the rows it holds are not live
+     */
+    static KernelRowBatch of(
+            ColumnarBatch data,
+            long firstPosition,
+            io.deltalite.flink.internal.merge.DeletionVector deleted,
+            int[] keyOrdinals,
+            List<ValueType> keyTypes) {
+        boolean[] live = new boolean[data.getSize()];
+        for (int row = 0; row < live.length; row++) {
+            live[row] = deleted.isEmpty() || !deleted.contains(firstPosition + row);
+        }
+        return new KernelRowBatch(
+                data, firstPosition, live, keyOrdinals, keyTypes.toArray(new ValueType[0]));
     }
 
     @Override
     public int size() {
         return live.length;
+    }
+
+    @Override
+    public long positionAt(int row) {
+        if (firstPosition < 0) {
+            throw new IllegalStateException("a batch of new rows has no positions in a file");
+        }
+        return firstPosition + row;
     }
 
     @Override
@@ -88,7 +122,7 @@ final class KernelRowBatch implements RowBatch {
         for (int row = 0; row < retained.length; row++) {
             retained[row] = live[row] && keep[row];
         }
-        return new KernelRowBatch(data, retained, keyOrdinals, keyTypes);
+        return new KernelRowBatch(data, firstPosition, retained, keyOrdinals, keyTypes);
     }
 
     boolean hasLiveRows() {

@@ -272,7 +272,10 @@ public final class CheckpointCommitter {
             for (Map.Entry<PartitionValues, PartitionWriteResult> entry : current.entrySet()) {
                 List<DataFile> liveFiles = live.getOrDefault(entry.getKey(), List.of());
                 PartitionWriteResult result = entry.getValue();
-                if (LiveSetFingerprint.of(liveFiles).equals(result.baseFingerprint())) {
+                // Vectors are only valid on the files they were planned against, and only while
+                // the table allows them (someone may have turned them off meanwhile).
+                if (LiveSetFingerprint.of(liveFiles).equals(result.baseFingerprint())
+                        && (result.vectorFiles().isEmpty() || snapshot.allowsDeletionVectors())) {
                     continue;
                 }
                 LOG.info(
@@ -282,8 +285,10 @@ public final class CheckpointCommitter {
                         table.location(),
                         checkpointId,
                         snapshot.version());
-                PartitionWriteResult redone = merger.remerge(result, liveFiles, snapshot.version());
+                PartitionWriteResult redone = remerge(snapshot, result, liveFiles);
                 redone.survivorFiles().forEach(file -> writtenHere.put(file.path(), file));
+                redone.vectorFilePaths()
+                        .forEach(path -> writtenHere.put(path, DataFile.atPath(path)));
                 recorded = false;
                 // Noted at once: a failure before the commit leaves them findable.
                 noteWrittenFiles();
@@ -291,6 +296,35 @@ public final class CheckpointCommitter {
                 remergedPartitions.add(entry.getKey());
                 remerged++;
             }
+        }
+
+        /** One partition merged again; its deletion vectors (if any) are in a file of its own. */
+        private PartitionWriteResult remerge(
+                TableSnapshot snapshot, PartitionWriteResult stale, List<DataFile> liveFiles) {
+            DeletionVectorSink vectors = merger.newDeletionVectorSink(snapshot);
+            PartitionWriteResult redone;
+            try {
+                redone = merger.remerge(stale, liveFiles, snapshot.version(), vectors);
+            } catch (RuntimeException e) {
+                if (vectors != null) {
+                    vectors.discard();
+                }
+                throw e;
+            }
+            if (vectors != null) {
+                if (!redone.vectorFilePaths().contains(vectors.path())) {
+                    // Every vector it took was replaced by a later chunk of the re-merge.
+                    vectors.discard();
+                    return redone;
+                }
+                try {
+                    vectors.close();
+                } catch (RuntimeException e) {
+                    redone.survivorFiles().forEach(table.files()::deleteUncommitted);
+                    throw e;
+                }
+            }
+            return redone;
         }
 
         /**
@@ -517,12 +551,20 @@ public final class CheckpointCommitter {
         return new TableCommit(appId, checkpointId, removed, added);
     }
 
-    private static Set<String> addedNames(TableCommit commit) {
+    /** The names of the files a commit adds, as the log lists them: data and vector files. */
+    private Set<String> addedNames(TableCommit commit) {
         Set<String> names = new HashSet<>();
-        commit.added()
-                .values()
-                .forEach(
-                        files -> files.forEach(file -> names.add(FileReclaimer.name(file.path()))));
+        for (List<DataFile> files : commit.added().values()) {
+            for (DataFile file : files) {
+                names.add(FileReclaimer.name(file.path()));
+                if (file.hasDeletionVector()) {
+                    String vectorFile = table.files().deletionVectorPath(file.deletionVector());
+                    if (vectorFile != null) {
+                        names.add(FileReclaimer.name(vectorFile));
+                    }
+                }
+            }
+        }
         return names;
     }
 

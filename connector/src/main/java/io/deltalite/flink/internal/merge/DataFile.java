@@ -11,8 +11,8 @@ import java.util.Objects;
  * @param modificationTime milliseconds since the epoch
  * @param numRecords rows in the file (before deletion vectors), -1 when unknown
  * @param keyStatistics per match-key column, in key order; empty when the file has no statistics
- * @param deletionVectorId identifies the deletion vector that deletes some rows of the file, or
- *     {@code null} when it has none; a file that gains a deletion vector is a different file
+ * @param deletionVector the deletion vector that deletes some rows of the file, or {@code null}
+ *     when it has none; a file that gains a deletion vector is a different file
  * @param logStatistics the statistics as they are written in the Delta log (opaque to the engine),
  *     or {@code null}
  */
@@ -22,7 +22,7 @@ public record DataFile(
         long modificationTime,
         long numRecords,
         List<ColumnStatistics> keyStatistics,
-        String deletionVectorId,
+        DeletionVectorRef deletionVector,
         String logStatistics) {
 
     public DataFile {
@@ -36,16 +36,30 @@ public record DataFile(
     }
 
     public boolean hasDeletionVector() {
-        return deletionVectorId != null;
+        return deletionVector != null;
     }
 
     /** Path and deletion vector: what makes two listings of a file the same file. */
     public String identity() {
-        return deletionVectorId == null ? path : path + "#dv=" + deletionVectorId;
+        return deletionVector == null ? path : path + "#dv=" + deletionVector.id();
     }
 
     public boolean hasStatistics() {
         return numRecords >= 0;
+    }
+
+    /** How many rows it holds that no deletion vector deletes, -1 when unknown. */
+    public long liveRecords() {
+        if (numRecords < 0) {
+            return -1;
+        }
+        return numRecords - (deletionVector == null ? 0 : deletionVector.cardinality());
+    }
+
+    /** The same file with another deletion vector (and statistics that are no longer tight). */
+    public DataFile withDeletionVector(DeletionVectorRef vector, String statistics) {
+        return new DataFile(
+                path, sizeBytes, modificationTime, numRecords, keyStatistics, vector, statistics);
     }
 
     /** The file name, for messages. */

@@ -30,6 +30,18 @@ public interface DataFileStore {
      */
     StagedKeys stageKeys(java.util.Collection<RowKey> keys);
 
+    /** The rows of {@code file} that its deletion vector deletes (empty when it has none). */
+    DeletionVector readDeletionVector(DataFile file);
+
+    /**
+     * A new deletion vector file: the merges of one round add their vectors to it, and closing it
+     * writes it (nothing is written when no vector was added).
+     */
+    DeletionVectorSink newDeletionVectorSink();
+
+    /** The file a deletion vector is stored in, or {@code null} for one inline in the log. */
+    String deletionVectorPath(DeletionVectorRef vector);
+
     /** Whether the file at {@code path} exists. */
     boolean exists(String path);
 

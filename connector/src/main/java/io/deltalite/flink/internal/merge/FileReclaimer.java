@@ -190,6 +190,7 @@ public final class FileReclaimer {
         if (candidates.isEmpty()) {
             return 0;
         }
+        // Data files and deletion vector files: a version may need either.
         List<String> dataFiles = new ArrayList<>();
         candidates.forEach(
                 path -> {

@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.merge;
 
 import io.deltalite.flink.sink.NullKeyPolicy;
 import io.deltalite.flink.sink.PruneStrategy;
+import io.deltalite.flink.sink.WriteMode;
 import java.io.Serializable;
 import java.util.Objects;
 
@@ -18,6 +19,9 @@ import java.util.Objects;
  * @param pruneStrategy how files holding changed keys are found
  * @param commitRetries attempts after the first to land a commit when other writers interfere
  * @param nullKeyPolicy what to do with rows whose key has a null
+ * @param writeMode how old rows of changed keys are removed from their files
+ * @param deletionVectorRewriteThreshold in deletion-vector mode, the share of a file's rows above
+ *     which a file is rewritten instead of given a deletion vector
  */
 public record MergeOptions(
         int maxParallelFiles,
@@ -27,8 +31,13 @@ public record MergeOptions(
         int readBatchSize,
         PruneStrategy pruneStrategy,
         int commitRetries,
-        NullKeyPolicy nullKeyPolicy)
+        NullKeyPolicy nullKeyPolicy,
+        WriteMode writeMode,
+        double deletionVectorRewriteThreshold)
         implements Serializable {
+
+    /** The default of {@code dv.rewrite-threshold}. */
+    public static final double DEFAULT_DV_REWRITE_THRESHOLD = 0.5;
 
     public static final long DEFAULT_TARGET_FILE_SIZE = 128L << 20;
 
@@ -41,7 +50,9 @@ public record MergeOptions(
                     8192,
                     PruneStrategy.PROBE,
                     10,
-                    NullKeyPolicy.INSERT);
+                    NullKeyPolicy.INSERT,
+                    WriteMode.AUTO,
+                    DEFAULT_DV_REWRITE_THRESHOLD);
 
     public MergeOptions {
         requirePositive(maxParallelFiles, "max-parallel-files");
@@ -54,6 +65,12 @@ public record MergeOptions(
         requirePositive(readBatchSize, "read-batch-size");
         Objects.requireNonNull(pruneStrategy, "pruneStrategy");
         Objects.requireNonNull(nullKeyPolicy, "nullKeyPolicy");
+        Objects.requireNonNull(writeMode, "writeMode");
+        if (!(deletionVectorRewriteThreshold > 0 && deletionVectorRewriteThreshold <= 1)) {
+            throw new IllegalArgumentException(
+                    "dv.rewrite-threshold must be above 0 and at most 1, but is "
+                            + deletionVectorRewriteThreshold);
+        }
         if (commitRetries < 0) {
             throw new IllegalArgumentException(
                     "commit-retries must be 0 or more, but is " + commitRetries);
@@ -75,7 +92,9 @@ public record MergeOptions(
                 readBatchSize,
                 pruneStrategy,
                 commitRetries,
-                nullKeyPolicy);
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold);
     }
 
     public MergeOptions withMaxBufferedBytes(long value) {
@@ -87,7 +106,9 @@ public record MergeOptions(
                 readBatchSize,
                 pruneStrategy,
                 commitRetries,
-                nullKeyPolicy);
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold);
     }
 
     public MergeOptions withTargetFileSizeBytes(long value) {
@@ -99,7 +120,9 @@ public record MergeOptions(
                 readBatchSize,
                 pruneStrategy,
                 commitRetries,
-                nullKeyPolicy);
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold);
     }
 
     public MergeOptions withRowGroupSizeBytes(long value) {
@@ -111,7 +134,9 @@ public record MergeOptions(
                 readBatchSize,
                 pruneStrategy,
                 commitRetries,
-                nullKeyPolicy);
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold);
     }
 
     public MergeOptions withReadBatchSize(int value) {
@@ -123,7 +148,9 @@ public record MergeOptions(
                 value,
                 pruneStrategy,
                 commitRetries,
-                nullKeyPolicy);
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold);
     }
 
     public MergeOptions withPruneStrategy(PruneStrategy value) {
@@ -135,7 +162,9 @@ public record MergeOptions(
                 readBatchSize,
                 value,
                 commitRetries,
-                nullKeyPolicy);
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold);
     }
 
     public MergeOptions withCommitRetries(int value) {
@@ -147,7 +176,9 @@ public record MergeOptions(
                 readBatchSize,
                 pruneStrategy,
                 value,
-                nullKeyPolicy);
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold);
     }
 
     public MergeOptions withNullKeyPolicy(NullKeyPolicy value) {
@@ -159,6 +190,36 @@ public record MergeOptions(
                 readBatchSize,
                 pruneStrategy,
                 commitRetries,
+                value,
+                writeMode,
+                deletionVectorRewriteThreshold);
+    }
+
+    public MergeOptions withWriteMode(WriteMode value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy,
+                value,
+                deletionVectorRewriteThreshold);
+    }
+
+    public MergeOptions withDeletionVectorRewriteThreshold(double value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy,
+                writeMode,
                 value);
     }
 }

@@ -199,12 +199,39 @@ public final class MergeWriter implements AutoCloseable {
         Map<PartitionValues, List<DataFile>> live = snapshot.liveFiles(changes.keySet());
         List<Callable<PartitionWriteResult>> merges = new ArrayList<>();
         long version = snapshot.version();
+        // One deletion vector file per round holds the vectors of all its partitions.
+        DeletionVectorSink vectors = deletionVectorSink(snapshot);
         for (PartitionChanges partitionChanges : changes.values()) {
             PartitionValues partition = partitionChanges.partition();
             View view = view(partition, live.getOrDefault(partition, List.of()));
-            merges.add(() -> merger.merge(partitionChanges, view.files, view.freshPaths, version));
+            merges.add(
+                    () ->
+                            merger.merge(
+                                    partitionChanges,
+                                    view.files,
+                                    view.freshPaths,
+                                    view.ownPaths,
+                                    version,
+                                    vectors));
         }
-        for (PartitionWriteResult result : runAll(merges)) {
+        List<PartitionWriteResult> results;
+        try {
+            results = runAll(merges);
+        } catch (RuntimeException e) {
+            if (vectors != null) {
+                vectors.discard();
+            }
+            throw e;
+        }
+        if (vectors != null) {
+            try {
+                vectors.close();
+            } catch (RuntimeException e) {
+                discard(results);
+                throw e;
+            }
+        }
+        for (PartitionWriteResult result : results) {
             PartitionWriteResult earlier = current.get(result.partition());
             if (earlier == null) {
                 current.put(result.partition(), result);
@@ -214,7 +241,59 @@ public final class MergeWriter implements AutoCloseable {
                 current.put(result.partition(), earlier.then(result));
             }
         }
+        deleteReplacedVectorFiles();
         noteUnprepared();
+    }
+
+    /**
+     * Deletes the deletion vector files of earlier merges of this checkpoint whose every vector a
+     * later merge replaced (it marked the same file again, or rewrote it). One such file holds the
+     * vectors of a whole round, across partitions, so it is deleted only when no result of the
+     * checkpoint refers to it. Private to this writer still: no checkpoint holds them.
+     */
+    private void deleteReplacedVectorFiles() {
+        Set<String> referenced = new HashSet<>();
+        for (PartitionWriteResult result : current.values()) {
+            for (DataFile file : result.vectorFiles()) {
+                referenced.add(table.files().deletionVectorPath(file.deletionVector()));
+            }
+        }
+        for (Map.Entry<PartitionValues, PartitionWriteResult> entry : current.entrySet()) {
+            PartitionWriteResult result = entry.getValue();
+            List<String> kept = new ArrayList<>();
+            for (String path : result.vectorFilePaths()) {
+                if (referenced.contains(path)) {
+                    kept.add(path);
+                } else if (!kept.contains(path)) {
+                    table.files().deleteUncommitted(DataFile.atPath(path));
+                }
+            }
+            if (kept.size() != result.vectorFilePaths().size()) {
+                entry.setValue(result.withVectorFilePaths(kept));
+            }
+        }
+    }
+
+    /**
+     * Where this round's merges put new deletion vectors, or null to merge copy-on-write: by the
+     * write mode and whether the table allows deletion vectors now.
+     */
+    private DeletionVectorSink deletionVectorSink(TableSnapshot snapshot) {
+        if (options.writeMode() == io.deltalite.flink.sink.WriteMode.DELETION_VECTORS
+                && !snapshot.allowsDeletionVectors()) {
+            throw new io.deltalite.flink.exceptions.DeltaLiteException(
+                    "The sink of Delta table "
+                            + table.location()
+                            + " is set to write-mode 'deletion-vectors', but version "
+                            + snapshot.version()
+                            + " of the table does not allow deletion vectors (its"
+                            + " property delta.enableDeletionVectors is not true)."
+                            + " Enable them on the table (ALTER TABLE ... SET"
+                            + " TBLPROPERTIES ('delta.enableDeletionVectors' = 'true'))"
+                            + " or set write-mode to 'auto' or 'copy-on-write'. Nothing"
+                            + " of this checkpoint was committed.");
+        }
+        return merger.newDeletionVectorSink(snapshot);
     }
 
     /** The partition as this writer sees it: committed files, then its own uncommitted results. */
@@ -223,12 +302,16 @@ public final class MergeWriter implements AutoCloseable {
         committed.forEach(file -> files.put(file.path(), file));
         pending.overlay(partition, files);
         Set<String> fresh = new HashSet<>();
+        // Files only this writer's uncommitted results hold: rewritten, never given a vector.
+        Set<String> own = pending.survivorPaths(partition);
         PartitionWriteResult earlier = current.get(partition);
         if (earlier != null) {
             apply(earlier, files);
             earlier.upsertFiles().forEach(file -> fresh.add(file.path()));
+            earlier.survivorFiles().forEach(file -> own.add(file.path()));
+            own.addAll(fresh);
         }
-        return new View(new ArrayList<>(files.values()), fresh);
+        return new View(new ArrayList<>(files.values()), fresh, own);
     }
 
     private static void apply(PartitionWriteResult result, Map<String, DataFile> files) {
@@ -240,12 +323,13 @@ public final class MergeWriter implements AutoCloseable {
         return partitions.runAll(merges, result -> discard(List.of(result)));
     }
 
-    /** Deletes the files of results that will never be committed. */
+    /**
+     * Deletes the files of results that will never be committed: the files they wrote, never the
+     * table's data files they gave a deletion vector.
+     */
     private void discard(List<PartitionWriteResult> results) {
         for (PartitionWriteResult result : results) {
-            result.addedFiles().forEach(table.files()::deleteUncommitted);
-            result.deletedKeys()
-                    .stagedPaths()
+            result.writtenPaths()
                     .forEach(path -> table.files().deleteUncommitted(DataFile.atPath(path)));
         }
     }
@@ -280,5 +364,5 @@ public final class MergeWriter implements AutoCloseable {
         }
     }
 
-    private record View(List<DataFile> files, Set<String> freshPaths) {}
+    private record View(List<DataFile> files, Set<String> freshPaths, Set<String> ownPaths) {}
 }

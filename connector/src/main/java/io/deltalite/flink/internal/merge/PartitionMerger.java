@@ -5,6 +5,7 @@ import io.deltalite.flink.sink.UpsertStats;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,15 +16,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Applies the changes of one partition to its live files, copy-on-write:
+ * Applies the changes of one partition to its live files:
  *
  * <ol>
  *   <li>the upserted rows are sorted by key and written to new <em>upsert files</em>;
  *   <li>the live files that hold a changed key are found: files whose key statistics rule out every
  *       changed key are skipped, the rest are probed by reading only their key columns;
- *   <li>each file that holds one is streamed a batch at a time, the rows with a changed key are
- *       dropped, and the others are written to new <em>survivor files</em> — at most {@code
- *       max-parallel-files} files are read at once, each lane writing its own output;
+ *   <li>copy-on-write: each file that holds one is streamed a batch at a time, the rows with a
+ *       changed key are dropped, and the others are written to new <em>survivor files</em> — at
+ *       most {@code max-parallel-files} files are read at once, each lane writing its own output;
+ *   <li>with deletion vectors (when the caller passes a {@link DeletionVectorSink}), a committed
+ *       file keeps its data and gets a deletion vector marking those rows instead ({@link
+ *       DeletionVectorMarker}); files this checkpoint wrote itself are always rewritten;
  *   <li>files without a changed key are carried over untouched.
  * </ol>
  *
@@ -36,6 +40,7 @@ public final class PartitionMerger {
     private final DataFileStore store;
     private final ParallelFileWork parallel;
     private final KeyProbe probe;
+    private final DeletionVectorMarker marker;
     private final Comparator<RowKey> keyOrder;
     private final int[] keyIndexes;
 
@@ -49,6 +54,8 @@ public final class PartitionMerger {
         this.store = table.files();
         this.parallel = new ParallelFileWork(fileExecutor);
         this.probe = new KeyProbe(store, parallel);
+        this.marker =
+                new DeletionVectorMarker(store, parallel, options.deletionVectorRewriteThreshold());
         this.keyOrder = KeyOrder.keys(schema.matchKeyTypes());
         this.keyIndexes = schema.matchKeyIndexes();
     }
@@ -59,13 +66,19 @@ public final class PartitionMerger {
      * @param freshPaths paths among {@code liveFiles} that hold rows new in the current checkpoint
      *     (upsert files of an earlier merge of the same checkpoint); rewriting them yields upsert
      *     files again
+     * @param ownPaths paths among {@code liveFiles} that may vanish before this merge commits:
+     *     files the current checkpoint wrote, and survivor files of checkpoints not committed yet
+     *     (a re-merge at commit drops those); they are rewritten, never given a deletion vector
      * @param baseVersion the table version {@code liveFiles} were listed from
+     * @param vectors where new deletion vectors go, or {@code null} to merge copy-on-write only
      */
     public PartitionWriteResult merge(
             PartitionChanges changes,
             List<DataFile> liveFiles,
             Set<String> freshPaths,
-            long baseVersion) {
+            Set<String> ownPaths,
+            long baseVersion,
+            DeletionVectorSink vectors) {
         List<DataFile> baseFiles = new ArrayList<>();
         for (DataFile file : liveFiles) {
             if (!freshPaths.contains(file.path())) {
@@ -76,7 +89,14 @@ public final class PartitionMerger {
         List<DataFile> upsertFiles = writeUpserts(partition, changes.upsertedRows());
         Rewrite rewrite;
         try {
-            rewrite = rewrite(partition, liveFiles, changes.changedKeys(), freshPaths);
+            rewrite =
+                    rewrite(
+                            partition,
+                            liveFiles,
+                            changes.changedKeys(),
+                            freshPaths,
+                            ownPaths,
+                            vectors);
         } catch (RuntimeException e) {
             upsertFiles.forEach(store::deleteUncommitted);
             throw e;
@@ -116,7 +136,9 @@ public final class PartitionMerger {
                 new UpsertStats(
                         -1,
                         1,
-                        upserts.size() + rewrite.survivorOutput.size(),
+                        upserts.size()
+                                + rewrite.survivorOutput.size()
+                                + rewrite.vectorOutput.size(),
                         rewrite.removed.size(),
                         liveFiles.size() - rewrite.removed.size(),
                         rewrite.probed,
@@ -126,7 +148,9 @@ public final class PartitionMerger {
                         rewrite.copiedRows,
                         changes.sourceRows(),
                         changes.nullKeyRows(),
-                        bytes(upserts) + bytes(rewrite.survivorOutput));
+                        bytes(upserts) + bytes(rewrite.survivorOutput) + rewrite.vectorBytes,
+                        rewrite.vectorOutput.size(),
+                        rewrite.vectorBytes);
         return new PartitionWriteResult(
                 partition,
                 baseVersion,
@@ -134,8 +158,25 @@ public final class PartitionMerger {
                 rewrite.removed,
                 upserts,
                 rewrite.survivorOutput,
+                rewrite.vectorOutput,
+                vectorFilePaths(rewrite.vectorOutput, vectors),
                 deletedKeys,
                 stats);
+    }
+
+    /**
+     * Where merges against {@code snapshot} put new deletion vectors, or {@code null} when they
+     * merge copy-on-write: in write mode {@code copy-on-write}, and whenever the table does not
+     * allow deletion vectors (then even in mode {@code deletion-vectors}, whose writers refuse to
+     * merge; a commit already under way lands copy-on-write).
+     */
+    public DeletionVectorSink newDeletionVectorSink(TableSnapshot snapshot) {
+        if (options.writeMode() == io.deltalite.flink.sink.WriteMode.COPY_ON_WRITE
+                || schema.isAppendOnly()
+                || !snapshot.allowsDeletionVectors()) {
+            return null;
+        }
+        return store.newDeletionVectorSink();
     }
 
     /** A merge's deleted keys: inline when few, else staged in a file of their own. */
@@ -159,18 +200,28 @@ public final class PartitionMerger {
      * an earlier chunk) that hold one of its keys, so memory stays bounded however many keys the
      * checkpoint changed. Files an earlier chunk wrote and a later chunk replaced are deleted.
      *
+     * <p>With a {@link DeletionVectorSink}, committed files get deletion vectors as in {@link
+     * #merge}: a file another writer gave a deletion vector meanwhile is read with it, and the new
+     * vector is the union of both. Files written here are rewritten.
+     *
      * @param baseVersion the table version {@code liveFiles} were listed from
+     * @param vectors where new deletion vectors go, or {@code null} to merge copy-on-write only
      */
     public PartitionWriteResult remerge(
-            PartitionWriteResult stale, List<DataFile> liveFiles, long baseVersion) {
+            PartitionWriteResult stale,
+            List<DataFile> liveFiles,
+            long baseVersion,
+            DeletionVectorSink vectors) {
         Map<String, DataFile> current = new java.util.LinkedHashMap<>();
         liveFiles.forEach(file -> current.put(file.path(), file));
-        Set<String> original = new HashSet<>(current.keySet());
+        Map<String, String> original = new HashMap<>();
+        liveFiles.forEach(file -> original.put(file.path(), file.identity()));
         Set<String> writtenHere = new HashSet<>();
         long updated = 0;
         long deleted = 0;
         long probed = 0;
         long copied = 0;
+        long vectorBytes = 0;
         try (ChangedKeyChunks chunks =
                 new ChangedKeyChunks(
                         store,
@@ -184,7 +235,9 @@ public final class PartitionMerger {
                                 stale.partition(),
                                 new ArrayList<>(current.values()),
                                 chunk.keys(),
-                                Set.of());
+                                Set.of(),
+                                Set.copyOf(writtenHere),
+                                vectors);
                 for (DataFile removed : rewrite.removed) {
                     current.remove(removed.path());
                     if (writtenHere.remove(removed.path())) {
@@ -195,6 +248,10 @@ public final class PartitionMerger {
                     current.put(added.path(), added);
                     writtenHere.add(added.path());
                 }
+                for (DataFile marked : rewrite.vectorOutput) {
+                    current.put(marked.path(), marked);
+                }
+                vectorBytes += rewrite.vectorBytes;
                 for (RowKey key : rewrite.foundKeys) {
                     if (chunk.isUpserted(key)) {
                         updated++;
@@ -211,16 +268,22 @@ public final class PartitionMerger {
             }
             throw e;
         }
+        // A file is removed when it is gone or came back with another deletion vector.
         List<DataFile> removed = new ArrayList<>();
         for (DataFile file : liveFiles) {
-            if (!current.containsKey(file.path())) {
+            DataFile now = current.get(file.path());
+            if (now == null || !now.identity().equals(file.identity())) {
                 removed.add(file);
             }
         }
         List<DataFile> survivors = new ArrayList<>();
+        List<DataFile> marked = new ArrayList<>();
         for (DataFile file : current.values()) {
-            if (!original.contains(file.path())) {
+            String before = original.get(file.path());
+            if (before == null) {
                 survivors.add(file);
+            } else if (!before.equals(file.identity())) {
+                marked.add(file);
             }
         }
         UpsertStats before = stale.stats();
@@ -228,7 +291,7 @@ public final class PartitionMerger {
                 new UpsertStats(
                         -1,
                         1,
-                        stale.upsertFiles().size() + survivors.size(),
+                        stale.upsertFiles().size() + survivors.size() + marked.size(),
                         removed.size(),
                         liveFiles.size() - removed.size(),
                         probed,
@@ -238,7 +301,9 @@ public final class PartitionMerger {
                         copied,
                         before.sourceRows(),
                         before.nullKeyRows(),
-                        bytes(stale.upsertFiles()) + bytes(survivors));
+                        bytes(stale.upsertFiles()) + bytes(survivors) + vectorBytes,
+                        marked.size(),
+                        vectorBytes);
         return new PartitionWriteResult(
                 stale.partition(),
                 baseVersion,
@@ -246,6 +311,8 @@ public final class PartitionMerger {
                 removed,
                 stale.upsertFiles(),
                 survivors,
+                marked,
+                vectorFilePaths(marked, vectors),
                 stale.deletedKeys(),
                 stats);
     }
@@ -281,20 +348,44 @@ public final class PartitionMerger {
             PartitionValues partition,
             List<DataFile> liveFiles,
             Collection<RowKey> changedKeys,
-            Set<String> freshPaths) {
+            Set<String> freshPaths,
+            Set<String> ownPaths,
+            DeletionVectorSink vectors) {
         Rewrite rewrite = new Rewrite();
         if (changedKeys.isEmpty() || liveFiles.isEmpty()) {
             return rewrite;
         }
         Set<RowKey> keys =
                 changedKeys instanceof Set<RowKey> set ? set : new HashSet<>(changedKeys);
-        List<DataFile> matched = findFilesHoldingChangedKeys(liveFiles, keys, rewrite);
-        if (matched.isEmpty()) {
+        List<DataFile> candidates = candidates(liveFiles, keys);
+        List<DataFile> toRewrite = new ArrayList<>();
+        if (vectors != null) {
+            // Committed files are marked; reading their keys for the positions is their probe.
+            List<DataFile> committed = new ArrayList<>();
+            List<DataFile> own = new ArrayList<>();
+            for (DataFile file : candidates) {
+                (ownPaths.contains(file.path()) || freshPaths.contains(file.path())
+                                ? own
+                                : committed)
+                        .add(file);
+            }
+            DeletionVectorMarker.Marking marking = marker.mark(committed, keys, vectors);
+            rewrite.probed += committed.size();
+            rewrite.removed.addAll(marking.removed());
+            rewrite.vectorOutput.addAll(marking.vectorFiles());
+            rewrite.foundKeys.addAll(marking.foundKeys());
+            rewrite.vectorBytes = marking.vectorBytes();
+            toRewrite.addAll(marking.toRewrite());
+            toRewrite.addAll(probe(own, keys, rewrite));
+        } else {
+            toRewrite.addAll(probe(candidates, keys, rewrite));
+        }
+        if (toRewrite.isEmpty()) {
             return rewrite;
         }
         List<DataFile> baseMatched = new ArrayList<>();
         List<DataFile> freshMatched = new ArrayList<>();
-        for (DataFile file : matched) {
+        for (DataFile file : toRewrite) {
             (freshPaths.contains(file.path()) ? freshMatched : baseMatched).add(file);
         }
         Set<RowKey> found = ConcurrentHashMap.newKeySet();
@@ -319,17 +410,16 @@ public final class PartitionMerger {
         for (LaneOutput output : outputs) {
             (output.fresh ? rewrite.freshOutput : rewrite.survivorOutput).addAll(output.files);
         }
-        rewrite.removed.addAll(matched);
+        rewrite.removed.addAll(toRewrite);
         rewrite.foundKeys.addAll(found);
         rewrite.foundFreshKeys.addAll(foundFresh);
         rewrite.copiedRows = copied.sum();
         return rewrite;
     }
 
-    private List<DataFile> findFilesHoldingChangedKeys(
-            List<DataFile> liveFiles, Set<RowKey> keys, Rewrite rewrite) {
-        PruneStrategy strategy = options.pruneStrategy();
-        if (strategy == PruneStrategy.NONE) {
+    /** The files whose key statistics do not rule out every changed key. */
+    private List<DataFile> candidates(List<DataFile> liveFiles, Set<RowKey> keys) {
+        if (options.pruneStrategy() == PruneStrategy.NONE) {
             return liveFiles;
         }
         StatisticsPruner pruner = new StatisticsPruner(schema.matchKeyTypes(), keys);
@@ -339,11 +429,17 @@ public final class PartitionMerger {
                 candidates.add(file);
             }
         }
-        if (strategy == PruneStrategy.STATS || candidates.isEmpty()) {
+        return candidates;
+    }
+
+    /** The candidates that hold a changed key, as far as the prune strategy asks to find out. */
+    private List<DataFile> probe(List<DataFile> candidates, Set<RowKey> keys, Rewrite rewrite) {
+        if (options.pruneStrategy() != PruneStrategy.PROBE || candidates.isEmpty()) {
             return candidates;
         }
         // Probe only where it can pay off: a file that statistics show to be densely filled
         // with keys around several changed ones is rewritten without reading its keys twice.
+        StatisticsPruner pruner = new StatisticsPruner(schema.matchKeyTypes(), keys);
         List<DataFile> matched = new ArrayList<>();
         List<DataFile> uncertain = new ArrayList<>();
         for (DataFile file : candidates) {
@@ -352,11 +448,16 @@ public final class PartitionMerger {
                             : uncertain)
                     .add(file);
         }
-        rewrite.probed = uncertain.size();
+        rewrite.probed += uncertain.size();
         if (!uncertain.isEmpty()) {
             matched.addAll(probe.filesHoldingAny(uncertain, keys));
         }
         return matched;
+    }
+
+    /** The deletion vector file that {@code marked} files refer to, if any. */
+    private static List<String> vectorFilePaths(List<DataFile> marked, DeletionVectorSink vectors) {
+        return marked.isEmpty() ? List.of() : List.of(vectors.path());
     }
 
     private List<DataFile> rewriteLane(
@@ -406,6 +507,10 @@ public final class PartitionMerger {
         final List<DataFile> removed = new ArrayList<>();
         final List<DataFile> survivorOutput = new ArrayList<>();
         final List<DataFile> freshOutput = new ArrayList<>();
+
+        /** Removed files that come back with a new deletion vector. */
+        final List<DataFile> vectorOutput = new ArrayList<>();
+
         final Set<RowKey> foundKeys = new HashSet<>();
 
         /** Changed keys found in files written earlier in the same checkpoint. */
@@ -413,5 +518,6 @@ public final class PartitionMerger {
 
         long probed;
         long copiedRows;
+        long vectorBytes;
     }
 }

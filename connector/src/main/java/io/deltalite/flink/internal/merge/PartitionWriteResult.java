@@ -16,7 +16,10 @@ import java.util.Set;
  * copies of unchanged rows of the removed files; they are only valid while the partition still has
  * exactly the files the merge planned against ({@link #baseFingerprint}). If it does not, the
  * committer discards the survivors and rewrites the current files, removing the keys of the upsert
- * files and the {@link #deletedKeys}.
+ * files and the {@link #deletedKeys}. In deletion-vector mode a third kind replaces survivors:
+ * <em>vector files</em>, removed files that come back with a new deletion vector marking the rows
+ * of changed keys (same path, another identity); they too are valid only on the base they were
+ * planned against.
  *
  * @param partition the partition
  * @param baseVersion the table version the merge planned against (its view added this writer's
@@ -25,6 +28,8 @@ import java.util.Set;
  * @param removedFiles files of that set that the merge replaced
  * @param upsertFiles new files with the rows that are new in this checkpoint
  * @param survivorFiles new files with the unchanged rows of the removed files
+ * @param vectorFiles removed files given a new deletion vector
+ * @param vectorFilePaths the deletion vector files the vectors of {@code vectorFiles} are in
  * @param deletedKeys keys whose last change in this checkpoint is a delete, inline or staged
  * @param stats what the merge did
  */
@@ -35,8 +40,33 @@ public record PartitionWriteResult(
         List<DataFile> removedFiles,
         List<DataFile> upsertFiles,
         List<DataFile> survivorFiles,
+        List<DataFile> vectorFiles,
+        List<String> vectorFilePaths,
         DeletedKeys deletedKeys,
         UpsertStats stats) {
+
+    /** A result without deletion vectors. */
+    public PartitionWriteResult(
+            PartitionValues partition,
+            long baseVersion,
+            String baseFingerprint,
+            List<DataFile> removedFiles,
+            List<DataFile> upsertFiles,
+            List<DataFile> survivorFiles,
+            DeletedKeys deletedKeys,
+            UpsertStats stats) {
+        this(
+                partition,
+                baseVersion,
+                baseFingerprint,
+                removedFiles,
+                upsertFiles,
+                survivorFiles,
+                List.of(),
+                List.of(),
+                deletedKeys,
+                stats);
+    }
 
     public PartitionWriteResult {
         Objects.requireNonNull(partition, "partition");
@@ -44,29 +74,54 @@ public record PartitionWriteResult(
         removedFiles = List.copyOf(removedFiles);
         upsertFiles = List.copyOf(upsertFiles);
         survivorFiles = List.copyOf(survivorFiles);
+        vectorFiles = List.copyOf(vectorFiles);
+        vectorFilePaths = List.copyOf(new java.util.LinkedHashSet<>(vectorFilePaths));
         Objects.requireNonNull(deletedKeys, "deletedKeys");
         Objects.requireNonNull(stats, "stats");
     }
 
     /** Every file this result adds. */
     public List<DataFile> addedFiles() {
-        List<DataFile> added = new ArrayList<>(upsertFiles.size() + survivorFiles.size());
+        List<DataFile> added =
+                new ArrayList<>(upsertFiles.size() + survivorFiles.size() + vectorFiles.size());
         added.addAll(upsertFiles);
         added.addAll(survivorFiles);
+        added.addAll(vectorFiles);
         return added;
     }
 
     /** Every file this result's state refers to: the files it adds and its staged keys. */
     public List<String> writtenPaths() {
         List<String> paths = new ArrayList<>();
-        addedFiles().forEach(file -> paths.add(file.path()));
+        upsertFiles.forEach(file -> paths.add(file.path()));
+        survivorFiles.forEach(file -> paths.add(file.path()));
+        // Not the data files of vector files: those belong to the table already.
+        paths.addAll(vectorFilePaths);
         paths.addAll(deletedKeys.stagedPaths());
         return paths;
     }
 
+    /** This result, whose vectors are all in {@code paths} (a subset of its vector files). */
+    public PartitionWriteResult withVectorFilePaths(List<String> paths) {
+        return new PartitionWriteResult(
+                partition,
+                baseVersion,
+                baseFingerprint,
+                removedFiles,
+                upsertFiles,
+                survivorFiles,
+                vectorFiles,
+                paths,
+                deletedKeys,
+                stats);
+    }
+
     /** Whether committing this result would change nothing. */
     public boolean isNoop() {
-        return removedFiles.isEmpty() && upsertFiles.isEmpty() && survivorFiles.isEmpty();
+        return removedFiles.isEmpty()
+                && upsertFiles.isEmpty()
+                && survivorFiles.isEmpty()
+                && vectorFiles.isEmpty();
     }
 
     /**
@@ -101,6 +156,15 @@ public record PartitionWriteResult(
             }
         }
         survivors.addAll(later.survivorFiles);
+        List<DataFile> vectors = new ArrayList<>();
+        for (DataFile file : vectorFiles) {
+            if (!removedLater.contains(file.path())) {
+                vectors.add(file);
+            }
+        }
+        vectors.addAll(later.vectorFiles);
+        List<String> vectorPaths = new ArrayList<>(vectorFilePaths);
+        vectorPaths.addAll(later.vectorFilePaths);
         // Row counts and work add up; the files are those of the combined result, and the files
         // carried over are the base files (kept or removed by the first merge) it does not remove.
         UpsertStats sum = stats.plus(later.stats);
@@ -109,7 +173,7 @@ public record PartitionWriteResult(
                 new UpsertStats(
                         -1,
                         stats.partitionsTouched(),
-                        upserts.size() + survivors.size(),
+                        upserts.size() + survivors.size() + vectors.size(),
                         removed.size(),
                         Math.max(0, baseFiles - removed.size()),
                         sum.filesProbed(),
@@ -119,7 +183,9 @@ public record PartitionWriteResult(
                         sum.rowsCopied(),
                         sum.sourceRows(),
                         sum.nullKeyRows(),
-                        bytes(upserts) + bytes(survivors));
+                        bytes(upserts) + bytes(survivors) + sum.deletionVectorBytes(),
+                        vectors.size(),
+                        sum.deletionVectorBytes());
         // The earlier merge planned against the older version and fingerprint: if the partition
         // changed in between, the combined result is stale and gets merged again at commit.
         return new PartitionWriteResult(
@@ -129,6 +195,8 @@ public record PartitionWriteResult(
                 removed,
                 upserts,
                 survivors,
+                vectors,
+                vectorPaths,
                 deletedKeys.plus(later.deletedKeys),
                 combined);
     }
@@ -141,11 +209,16 @@ public record PartitionWriteResult(
         return total;
     }
 
-    /** Files this result adds that {@code later} removes again. */
+    /**
+     * Files this result wrote that {@code later} removes again. Not its vector files: their data
+     * file is part of the table (only their deletion vector was new).
+     */
     public List<DataFile> filesReplacedBy(PartitionWriteResult later) {
         Set<String> removedLater = paths(later.removedFiles);
         List<DataFile> replaced = new ArrayList<>();
-        for (DataFile file : addedFiles()) {
+        List<DataFile> written = new ArrayList<>(upsertFiles);
+        written.addAll(survivorFiles);
+        for (DataFile file : written) {
             if (removedLater.contains(file.path())) {
                 replaced.add(file);
             }

@@ -3,9 +3,11 @@ package io.deltalite.flink.internal.merge;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +69,23 @@ final class PendingCheckpoints {
                 }
             }
         }
+    }
+
+    /**
+     * The survivor files of the pending results of {@code partition}. They are not the table's yet:
+     * a committer that merges their checkpoint again drops and deletes them, so a later merge
+     * rewrites them rather than giving them a deletion vector.
+     */
+    Set<String> survivorPaths(PartitionValues partition) {
+        Set<String> paths = new HashSet<>();
+        for (PendingCheckpoint checkpoint : pending) {
+            for (PartitionWriteResult result : checkpoint.results()) {
+                if (result.partition().equals(partition)) {
+                    result.survivorFiles().forEach(file -> paths.add(file.path()));
+                }
+            }
+        }
+        return paths;
     }
 
     /**

@@ -17,11 +17,14 @@ import java.util.List;
  *       inline, stats.
  *   <li>Layout 2: adds the base version after the partition values, and staged deleted-key files
  *       (path and count) after the inline keys.
+ *   <li>Layout 3: a file's deletion vector is its whole descriptor, not only its id; adds the
+ *       vector files (files given a new deletion vector) and the deletion vector files they refer
+ *       to, after the survivor files.
  * </ul>
  */
 public final class ResultCodec {
     /** The layout {@link #writeResults} writes. */
-    public static final int LAYOUT = 2;
+    public static final int LAYOUT = 3;
 
     private ResultCodec() {}
 
@@ -50,6 +53,11 @@ public final class ResultCodec {
         writeFiles(out, result.removedFiles());
         writeFiles(out, result.upsertFiles());
         writeFiles(out, result.survivorFiles());
+        writeFiles(out, result.vectorFiles());
+        out.writeInt(result.vectorFilePaths().size());
+        for (String path : result.vectorFilePaths()) {
+            ValueCodec.writeString(out, path);
+        }
         out.writeInt(result.deletedKeys().inline().size());
         for (RowKey key : result.deletedKeys().inline()) {
             writeValues(out, key.values());
@@ -66,9 +74,17 @@ public final class ResultCodec {
         PartitionValues partition = new PartitionValues(readValues(in));
         long baseVersion = layout >= 2 ? in.readLong() : -1;
         String fingerprint = ValueCodec.readString(in);
-        List<DataFile> removed = readFiles(in);
-        List<DataFile> upserts = readFiles(in);
-        List<DataFile> survivors = readFiles(in);
+        List<DataFile> removed = readFiles(in, layout);
+        List<DataFile> upserts = readFiles(in, layout);
+        List<DataFile> survivors = readFiles(in, layout);
+        List<DataFile> vectorFiles = layout >= 3 ? readFiles(in, layout) : List.of();
+        List<String> vectorFilePaths = new ArrayList<>();
+        if (layout >= 3) {
+            int paths = in.readInt();
+            for (int i = 0; i < paths; i++) {
+                vectorFilePaths.add(ValueCodec.readString(in));
+            }
+        }
         int keyCount = in.readInt();
         List<RowKey> deletedKeys = new ArrayList<>(keyCount);
         for (int i = 0; i < keyCount; i++) {
@@ -88,6 +104,8 @@ public final class ResultCodec {
                 removed,
                 upserts,
                 survivors,
+                vectorFiles,
+                vectorFilePaths,
                 new DeletedKeys(deletedKeys, staged),
                 readStats(in));
     }
@@ -121,12 +139,12 @@ public final class ResultCodec {
                 ValueCodec.write(out, column.max());
                 out.writeLong(column.nullCount());
             }
-            writeNullableString(out, file.deletionVectorId());
+            writeDeletionVector(out, file.deletionVector());
             writeNullableString(out, file.logStatistics());
         }
     }
 
-    private static List<DataFile> readFiles(DataInput in) throws IOException {
+    private static List<DataFile> readFiles(DataInput in, int layout) throws IOException {
         int count = in.readInt();
         List<DataFile> files = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -141,7 +159,8 @@ public final class ResultCodec {
                         new ColumnStatistics(
                                 ValueCodec.read(in), ValueCodec.read(in), in.readLong()));
             }
-            String deletionVector = readNullableString(in);
+            DeletionVectorRef deletionVector =
+                    layout >= 3 ? readDeletionVector(in) : fromId(readNullableString(in));
             String logStatistics = readNullableString(in);
             files.add(
                     new DataFile(
@@ -154,6 +173,45 @@ public final class ResultCodec {
                             logStatistics));
         }
         return files;
+    }
+
+    private static void writeDeletionVector(DataOutput out, DeletionVectorRef vector)
+            throws IOException {
+        out.writeBoolean(vector != null);
+        if (vector != null) {
+            ValueCodec.writeString(out, vector.storageType());
+            ValueCodec.writeString(out, vector.pathOrInlineDv());
+            out.writeInt(vector.offset());
+            out.writeInt(vector.sizeInBytes());
+            out.writeLong(vector.cardinality());
+        }
+    }
+
+    private static DeletionVectorRef readDeletionVector(DataInput in) throws IOException {
+        if (!in.readBoolean()) {
+            return null;
+        }
+        return new DeletionVectorRef(
+                ValueCodec.readString(in),
+                ValueCodec.readString(in),
+                in.readInt(),
+                in.readInt(),
+                in.readLong());
+    }
+
+    /** Layouts 1 and 2 kept only the id ({@code <type><path or data>[@<offset>]}); size unknown. */
+    private static DeletionVectorRef fromId(String id) {
+        if (id == null) {
+            return null;
+        }
+        int at = id.lastIndexOf('@');
+        boolean inline = id.startsWith("i") || at < 0;
+        return new DeletionVectorRef(
+                id.substring(0, 1),
+                inline ? id.substring(1) : id.substring(1, at),
+                inline ? -1 : Integer.parseInt(id.substring(at + 1)),
+                -1,
+                -1);
     }
 
     private static void writeNullableString(DataOutput out, String value) throws IOException {
@@ -173,7 +231,7 @@ public final class ResultCodec {
             stats.filesCarriedOver(), stats.filesProbed(), stats.rowsInserted(),
                     stats.rowsUpdated(),
             stats.rowsDeleted(), stats.rowsCopied(), stats.sourceRows(), stats.nullKeyRows(),
-            stats.bytesWritten()
+            stats.bytesWritten(), stats.deletionVectorsWritten(), stats.deletionVectorBytes()
         };
         out.writeInt(values.length);
         for (long value : values) {
@@ -183,7 +241,7 @@ public final class ResultCodec {
 
     private static UpsertStats readStats(DataInput in) throws IOException {
         int count = in.readInt();
-        long[] values = new long[13];
+        long[] values = new long[15];
         for (int i = 0; i < count; i++) {
             long value = in.readLong();
             if (i < values.length) {
@@ -203,6 +261,8 @@ public final class ResultCodec {
                 values[9],
                 values[10],
                 values[11],
-                values[12]);
+                values[12],
+                values[13],
+                values[14]);
     }
 }

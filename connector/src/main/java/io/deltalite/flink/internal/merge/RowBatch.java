@@ -13,6 +13,9 @@ public interface RowBatch {
     /** Whether {@code row} is part of the data (not deleted by a deletion vector or a filter). */
     boolean isLive(int row);
 
+    /** The physical position of {@code row} in its data file (0-based, across row groups). */
+    long positionAt(int row);
+
     /** The match key of {@code row}, or {@code null} when one of its key columns is null. */
     RowKey keyAt(int row);
 

@@ -10,6 +10,12 @@ public interface TableSnapshot {
 
     long version();
 
+    /**
+     * Whether a commit on top of this version may add deletion vectors: the table has the {@code
+     * deletionVectors} feature and {@code delta.enableDeletionVectors = true}.
+     */
+    boolean allowsDeletionVectors();
+
     /** The highest checkpoint id committed with the transaction id {@code appId}, if any. */
     OptionalLong committedCheckpoint(String appId);
 
@@ -19,7 +25,10 @@ public interface TableSnapshot {
      */
     Map<PartitionValues, List<DataFile>> liveFiles(Collection<PartitionValues> partitions);
 
-    /** Which of {@code paths} are live data files of this version, in any partition. */
+    /**
+     * Which of {@code paths} this version needs: its live data files, in any partition, and the
+     * deletion vector files they refer to.
+     */
     java.util.Set<String> livePaths(Collection<String> paths);
 
     /**

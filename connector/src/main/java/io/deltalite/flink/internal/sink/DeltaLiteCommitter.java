@@ -146,7 +146,12 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
                 + " nullKey="
                 + stats.nullKeyRows()
                 + " bytesWritten="
-                + stats.bytesWritten();
+                + stats.bytesWritten()
+                + " deletionVectors="
+                + stats.deletionVectorsWritten()
+                + " ("
+                + stats.deletionVectorBytes()
+                + " bytes)";
     }
 
     private CheckpointCommitter committer() {

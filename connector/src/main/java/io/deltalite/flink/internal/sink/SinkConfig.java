@@ -5,6 +5,7 @@ import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.sink.CommitListener;
 import io.deltalite.flink.sink.DeltaLiteOptions;
+import io.deltalite.flink.sink.WriteMode;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,39 @@ public final class SinkConfig implements Serializable {
     }
 
     /**
+     * The properties of a table the sink creates: an upsert table gets deletion vectors unless the
+     * write mode is copy-on-write (they apply only to a table created here; an existing table keeps
+     * its own).
+     */
+    private static Map<String, String> creationProperties(
+            Map<String, String> tableProperties,
+            WriteMode writeMode,
+            List<String> primaryKey,
+            String location) {
+        String declared = tableProperties.get(ENABLE_DELETION_VECTORS);
+        if (writeMode == WriteMode.DELETION_VECTORS
+                && declared != null
+                && !"true".equalsIgnoreCase(declared.trim())) {
+            throw new IllegalArgumentException(
+                    "The sink of "
+                            + location
+                            + " has write-mode 'deletion-vectors' but the table property "
+                            + ENABLE_DELETION_VECTORS
+                            + " = '"
+                            + declared
+                            + "'. Drop the property or choose write-mode 'copy-on-write'.");
+        }
+        if (declared != null || writeMode == WriteMode.COPY_ON_WRITE || primaryKey.isEmpty()) {
+            return tableProperties;
+        }
+        Map<String, String> properties = new java.util.LinkedHashMap<>(tableProperties);
+        properties.put(ENABLE_DELETION_VECTORS, "true");
+        return properties;
+    }
+
+    private static final String ENABLE_DELETION_VECTORS = "delta.enableDeletionVectors";
+
+    /**
      * @param appId the user's transaction application id, or null for {@code deltalite}; either way
      *     it is the prefix of the ids the job's checkpoints are committed under
      */
@@ -73,9 +107,13 @@ public final class SinkConfig implements Serializable {
             Map<String, String> hadoopOptions,
             Map<String, String> tableProperties,
             CommitListener commitListener) {
+        WriteMode writeMode = WriteMode.parse(options.get(DeltaLiteOptions.WRITE_MODE));
         TableDefinition definition =
                 new TableDefinition(
-                        FlinkTypes.toFields(rowType), primaryKey, partitionKey, tableProperties);
+                        FlinkTypes.toFields(rowType),
+                        primaryKey,
+                        partitionKey,
+                        creationProperties(tableProperties, writeMode, primaryKey, location));
         // Checks the key columns and types now, at job build time, rather than on the cluster.
         definition.toSchema();
         MergeOptions merge =
@@ -89,7 +127,9 @@ public final class SinkConfig implements Serializable {
                         options.get(DeltaLiteOptions.READ_BATCH_SIZE),
                         options.get(DeltaLiteOptions.PRUNE_STRATEGY),
                         options.get(DeltaLiteOptions.COMMIT_RETRIES),
-                        options.get(DeltaLiteOptions.NULL_KEY_POLICY));
+                        options.get(DeltaLiteOptions.NULL_KEY_POLICY),
+                        writeMode,
+                        options.get(DeltaLiteOptions.DV_REWRITE_THRESHOLD));
         int partitions = options.get(DeltaLiteOptions.MAX_PARALLEL_PARTITIONS);
         if (partitions < 1) {
             throw new IllegalArgumentException(

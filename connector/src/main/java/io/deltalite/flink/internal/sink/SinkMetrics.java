@@ -15,6 +15,8 @@ final class SinkMetrics {
     private final Counter filesCarriedOver;
     private final Counter filesProbed;
     private final Counter bytesWritten;
+    private final Counter deletionVectorsWritten;
+    private final Counter deletionVectorBytes;
     private final Counter commits;
     private volatile long lastCommittedVersion = -1;
     private volatile long lastCommitDurationMillis = -1;
@@ -30,6 +32,8 @@ final class SinkMetrics {
         filesCarriedOver = deltalite.counter("filesCarriedOver");
         filesProbed = deltalite.counter("filesProbed");
         bytesWritten = deltalite.counter("bytesWritten");
+        deletionVectorsWritten = deltalite.counter("deletionVectorsWritten");
+        deletionVectorBytes = deltalite.counter("deletionVectorBytes");
         commits = deltalite.counter("commits");
         deltalite.gauge("lastCommittedVersion", () -> lastCommittedVersion);
         deltalite.gauge("lastCommitDurationMillis", () -> lastCommitDurationMillis);
@@ -45,6 +49,8 @@ final class SinkMetrics {
         filesCarriedOver.inc(stats.filesCarriedOver());
         filesProbed.inc(stats.filesProbed());
         bytesWritten.inc(stats.bytesWritten());
+        deletionVectorsWritten.inc(stats.deletionVectorsWritten());
+        deletionVectorBytes.inc(stats.deletionVectorBytes());
         commits.inc();
         lastCommittedVersion = stats.version();
         lastCommitDurationMillis = durationMillis;

@@ -2,30 +2,25 @@ package io.deltalite.flink.internal.delta;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.delta.kernel.internal.deletionvectors.Base85Codec;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.ValueType;
 import io.deltalite.flink.internal.merge.ValueType.Kind;
 import io.deltalite.flink.sink.UpsertStats;
+import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.roaringbitmap.RoaringBitmap;
 
 /**
- * Rows that a deletion vector deletes stay deleted: the probe does not match them, and a rewrite of
- * their file does not copy them. (Kernel cannot write deletion vectors, so the test writes the
+ * Rows that a deletion vector another writer wrote deletes stay deleted in copy-on-write mode: the
+ * probe does not match them, and a rewrite of their file does not copy them. (The test writes the
  * commit that adds one by hand, as Spark's DELETE would.)
  */
 class DeletionVectorTest {
@@ -46,14 +41,16 @@ class DeletionVectorTest {
     private static final TableDefinition PARTITIONED_ITEMS =
             new TableDefinition(PARTITIONED_COLUMNS, List.of("id"), List.of("day"), Map.of());
 
+    private static final MergeOptions COPY_ON_WRITE =
+            MergeOptions.DEFAULTS.withWriteMode(WriteMode.COPY_ON_WRITE);
+
     @TempDir Path dir;
 
     @Test
     void rowsDeletedByADeletionVectorNeitherMatchNorSurviveARewrite() throws IOException {
         TestTables.createWithKernel(
                 dir.toString(), COLUMNS, List.of(), Map.of("delta.enableDeletionVectors", "true"));
-        try (UpsertHarness harness =
-                UpsertHarness.open(dir.toString(), ITEMS, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), ITEMS, COPY_ON_WRITE)) {
             for (long id = 0; id < 10; id++) {
                 harness.upsert(id, "initial");
             }
@@ -97,7 +94,7 @@ class DeletionVectorTest {
                 List.of("day"),
                 Map.of("delta.enableDeletionVectors", "true"));
         try (UpsertHarness harness =
-                UpsertHarness.open(dir.toString(), PARTITIONED_ITEMS, MergeOptions.DEFAULTS)) {
+                UpsertHarness.open(dir.toString(), PARTITIONED_ITEMS, COPY_ON_WRITE)) {
             for (long id = 0; id < 10; id++) {
                 harness.upsert(id, "d1", "initial");
             }
@@ -126,68 +123,8 @@ class DeletionVectorTest {
         }
     }
 
-    /**
-     * Commits a deletion vector on the table's single data file that deletes {@code rows}.
-     *
-     * @param partitionValues the file's partition values, as a JSON object
-     */
     private void deleteRowsWithDeletionVector(String partitionValues, int... rows)
             throws IOException {
-        Map<String, KernelTableReader.LiveFile> files = KernelTableReader.liveFiles(dir.toString());
-        assertThat(files).hasSize(1);
-        KernelTableReader.LiveFile file = files.values().iterator().next();
-        byte[] bitmap = portableBitmapArray(rows);
-        String descriptor =
-                "{\"storageType\":\"i\",\"pathOrInlineDv\":\""
-                        + Base85Codec.encodeBytes(bitmap)
-                        + "\",\"sizeInBytes\":"
-                        + bitmap.length
-                        + ",\"cardinality\":"
-                        + rows.length
-                        + "}";
-        long now = System.currentTimeMillis();
-        String remove =
-                "{\"remove\":{\"path\":\""
-                        + file.logPath()
-                        + "\",\"deletionTimestamp\":"
-                        + now
-                        + ",\"dataChange\":true,\"extendedFileMetadata\":true,"
-                        + "\"partitionValues\":"
-                        + partitionValues
-                        + ",\"size\":"
-                        + file.size()
-                        + "}}";
-        String add =
-                "{\"add\":{\"path\":\""
-                        + file.logPath()
-                        + "\",\"partitionValues\":"
-                        + partitionValues
-                        + ",\"size\":"
-                        + file.size()
-                        + ",\"modificationTime\":"
-                        + now
-                        + ",\"dataChange\":true,\"stats\":\""
-                        + file.stats().replace("\"", "\\\"")
-                        + "\",\"deletionVector\":"
-                        + descriptor
-                        + "}}";
-        long version = KernelTableReader.latestVersion(dir.toString()) + 1;
-        Files.writeString(
-                dir.resolve(String.format("_delta_log/%020d.json", version)),
-                remove + "\n" + add + "\n",
-                StandardCharsets.UTF_8);
-    }
-
-    /** The Delta protocol's portable RoaringBitmapArray format, for row indexes below 2^32. */
-    private static byte[] portableBitmapArray(int... rows) {
-        RoaringBitmap bitmap = RoaringBitmap.bitmapOf(rows);
-        ByteBuffer buffer =
-                ByteBuffer.allocate(4 + 8 + 4 + bitmap.serializedSizeInBytes())
-                        .order(ByteOrder.LITTLE_ENDIAN);
-        buffer.putInt(1681511377);
-        buffer.putLong(1);
-        buffer.putInt(0);
-        bitmap.serialize(buffer);
-        return buffer.array();
+        DeletionVectorCommits.deleteRowsInline(dir, partitionValues, rows);
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.deltalite.flink.internal.delta.ForeignWriter;
 import io.deltalite.flink.internal.merge.UpsertDifferentialTest.Generator;
 import io.deltalite.flink.internal.merge.UpsertDifferentialTest.KeyDistribution;
+import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
@@ -35,28 +36,36 @@ class ConcurrentWriterDifferentialTest {
 
     static Stream<Arguments> sequences() {
         return Stream.of(
-                Arguments.of(KeyDistribution.HOT_KEYS, true, 2001L),
-                Arguments.of(KeyDistribution.SMALL_DOMAIN, false, 2002L),
-                Arguments.of(KeyDistribution.SEQUENTIAL, true, 2003L),
-                Arguments.of(KeyDistribution.LARGE_SPARSE, false, 2004L));
+                Arguments.of(WriteMode.COPY_ON_WRITE, KeyDistribution.HOT_KEYS, true, 2001L),
+                Arguments.of(WriteMode.COPY_ON_WRITE, KeyDistribution.SMALL_DOMAIN, false, 2002L),
+                Arguments.of(WriteMode.COPY_ON_WRITE, KeyDistribution.SEQUENTIAL, true, 2003L),
+                Arguments.of(WriteMode.COPY_ON_WRITE, KeyDistribution.LARGE_SPARSE, false, 2004L),
+                Arguments.of(WriteMode.DELETION_VECTORS, KeyDistribution.HOT_KEYS, true, 2005L),
+                Arguments.of(
+                        WriteMode.DELETION_VECTORS, KeyDistribution.SMALL_DOMAIN, false, 2006L),
+                Arguments.of(WriteMode.DELETION_VECTORS, KeyDistribution.SEQUENTIAL, true, 2007L),
+                Arguments.of(
+                        WriteMode.DELETION_VECTORS, KeyDistribution.LARGE_SPARSE, false, 2008L));
     }
 
-    @ParameterizedTest(name = "{0}, partitioned={1}, seed={2}")
+    @ParameterizedTest(name = "{0}, {1}, partitioned={2}, seed={3}")
     @MethodSource("sequences")
     void tableEqualsModelAfterEveryCommitDespiteAnotherWriter(
-            KeyDistribution distribution, boolean partitioned, long seed) {
+            WriteMode mode, KeyDistribution distribution, boolean partitioned, long seed) {
         Random random = new Random(seed);
-        TableDefinition definition =
-                partitioned
-                        ? UpsertDifferentialTest.EVENTS_BY_REGION
-                        : UpsertDifferentialTest.EVENTS;
+        TableDefinition definition = UpsertDifferentialTest.definition(partitioned, mode);
         Generator generator = new Generator(distribution, random, partitioned);
         Map<List<Object>, Object[]> committed = new HashMap<>();
         long foreignId = -1;
         int interferences = 0;
+        long vectorsWritten = 0;
         try (UpsertHarness harness =
                 UpsertHarness.open(
-                        dir.toString(), definition, UpsertDifferentialTest.randomOptions(random))) {
+                        dir.toString(),
+                        definition,
+                        // Files keep their vectors however many rows die: re-merges must unite.
+                        UpsertDifferentialTest.randomOptions(random, mode)
+                                .withDeletionVectorRewriteThreshold(1.0))) {
             int checkpoint = 0;
             while (checkpoint < CHECKPOINTS) {
                 int pipelined = random.nextInt(3) == 0 ? 2 : 1;
@@ -89,6 +98,7 @@ class ConcurrentWriterDifferentialTest {
                     }
                     CommitOutcome outcome =
                             harness.commitPrepared(checkpointIds.get(i), prepared.get(i));
+                    vectorsWritten += outcome.stats().deletionVectorsWritten();
                     assertThat(outcome.status())
                             .isNotEqualTo(CommitOutcome.Status.ALREADY_COMMITTED);
                     if (!interfered) {
@@ -111,6 +121,7 @@ class ConcurrentWriterDifferentialTest {
             }
         }
         assertThat(interferences).isPositive();
+        assertThat(vectorsWritten > 0).isEqualTo(mode == WriteMode.DELETION_VECTORS);
     }
 
     /**

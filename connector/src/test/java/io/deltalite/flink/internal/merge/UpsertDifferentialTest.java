@@ -3,6 +3,7 @@ package io.deltalite.flink.internal.merge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.merge.ValueType.Kind;
+import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
@@ -52,24 +53,27 @@ class UpsertDifferentialTest {
     static Stream<Arguments> sequences() {
         List<Arguments> arguments = new ArrayList<>();
         long seed = 1000;
-        for (KeyDistribution distribution : KeyDistribution.values()) {
-            arguments.add(Arguments.of(distribution, true, seed++));
-            arguments.add(Arguments.of(distribution, false, seed++));
+        for (WriteMode mode : List.of(WriteMode.COPY_ON_WRITE, WriteMode.DELETION_VECTORS)) {
+            for (KeyDistribution distribution : KeyDistribution.values()) {
+                arguments.add(Arguments.of(mode, distribution, true, seed++));
+                arguments.add(Arguments.of(mode, distribution, false, seed++));
+            }
         }
         return arguments.stream();
     }
 
-    @ParameterizedTest(name = "{0}, partitioned={1}, seed={2}")
+    @ParameterizedTest(name = "{0}, {1}, partitioned={2}, seed={3}")
     @MethodSource("sequences")
     void tableEqualsModelAfterEveryCommit(
-            KeyDistribution distribution, boolean partitioned, long seed) {
+            WriteMode mode, KeyDistribution distribution, boolean partitioned, long seed) {
         Random random = new Random(seed);
         Generator generator = new Generator(distribution, random, partitioned);
+        long vectorsWritten = 0;
         try (UpsertHarness harness =
                 UpsertHarness.open(
                         dir.toString(),
-                        partitioned ? EVENTS_BY_REGION : EVENTS,
-                        randomOptions(random))) {
+                        definition(partitioned, mode),
+                        randomOptions(random, mode))) {
             int checkpoint = 0;
             while (checkpoint < CHECKPOINTS) {
                 // Sometimes prepare a second checkpoint before the first is committed.
@@ -86,6 +90,7 @@ class UpsertDifferentialTest {
                 for (int i = 0; i < pipelined; i++) {
                     CommitOutcome outcome =
                             harness.commitPrepared(checkpointIds.get(i), prepared.get(i));
+                    vectorsWritten += outcome.stats().deletionVectorsWritten();
                     assertThat(outcome.status())
                             .isNotEqualTo(CommitOutcome.Status.ALREADY_COMMITTED);
                     // Nobody else writes: the writer's view of its own pending work was exact.
@@ -98,6 +103,40 @@ class UpsertDifferentialTest {
                 }
             }
         }
+        // Each mode really took its path: vectors only where they were asked for.
+        if (mode == WriteMode.DELETION_VECTORS) {
+            assertThat(vectorsWritten).isPositive();
+        } else {
+            assertThat(vectorsWritten).isZero();
+        }
+    }
+
+    /** The events table for {@code mode}: with deletion vectors allowed when it writes them. */
+    static TableDefinition definition(boolean partitioned, WriteMode mode) {
+        TableDefinition plain = partitioned ? EVENTS_BY_REGION : EVENTS;
+        if (mode == WriteMode.COPY_ON_WRITE) {
+            return plain;
+        }
+        return new TableDefinition(
+                plain.columns(),
+                plain.primaryKey(),
+                plain.partitionColumns(),
+                Map.of("delta.enableDeletionVectors", "true"));
+    }
+
+    /**
+     * {@link #randomOptions(Random)} in write mode {@code mode}; with deletion vectors, a rewrite
+     * threshold that sometimes sends files back to copy-on-write.
+     */
+    static MergeOptions randomOptions(Random random, WriteMode mode) {
+        MergeOptions options = randomOptions(random).withWriteMode(mode);
+        if (mode == WriteMode.DELETION_VECTORS) {
+            double[] thresholds = {0.05, 0.3, 0.5, 1.0};
+            options =
+                    options.withDeletionVectorRewriteThreshold(
+                            thresholds[random.nextInt(thresholds.length)]);
+        }
+        return options;
     }
 
     private static TableDefinition definition(boolean partitioned) {

@@ -8,6 +8,7 @@ import io.deltalite.flink.internal.merge.CheckpointResults;
 import io.deltalite.flink.internal.merge.ColumnStatistics;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.DeletedKeys;
+import io.deltalite.flink.internal.merge.DeletionVectorRef;
 import io.deltalite.flink.internal.merge.PartitionValues;
 import io.deltalite.flink.internal.merge.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.PendingCheckpoint;
@@ -36,17 +37,35 @@ class SerializersTest {
                     List.of(new ColumnStatistics(1L, 99L, 0)),
                     null,
                     "{\"numRecords\":10}");
+
+    /** A file with a deletion vector stored inline, which the result gives a new one. */
+    private static final DataFile MARKED_BEFORE =
+            new DataFile(
+                    "file:/t/day=a/2.parquet",
+                    4321,
+                    1_700_000_000_001L,
+                    20,
+                    List.of(new ColumnStatistics(100L, 199L, 0)),
+                    new DeletionVectorRef(
+                            "i", "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", -1, 34, 2),
+                    "{\"numRecords\":20,\"tightBounds\":false}");
+
     private static final UpsertStats STATS =
-            new UpsertStats(-1, 1, 2, 1, 3, 1, 4, 5, 6, 7, 8, 0, 99);
+            new UpsertStats(-1, 1, 2, 1, 3, 1, 4, 5, 6, 7, 8, 0, 99, 1, 40);
 
     private static PartitionWriteResult result() {
         return new PartitionWriteResult(
                 new PartitionValues(List.of("a")),
                 41,
                 "3:abc",
-                List.of(FILE),
+                List.of(FILE, MARKED_BEFORE),
                 List.of(FILE),
                 List.of(),
+                List.of(
+                        MARKED_BEFORE.withDeletionVector(
+                                new DeletionVectorRef("u", "abcdefghij0123456789", 41, 28, 3),
+                                MARKED_BEFORE.logStatistics())),
+                List.of("file:/t/deletion_vector_0.bin"),
                 new DeletedKeys(
                         List.of(RowKey.ofValues(7L, new BigDecimal("1.50"))),
                         List.of(new StagedKeys("file:/t/_deltalite/staged/k.keys", 100_000))),
@@ -110,7 +129,9 @@ class SerializersTest {
         assertThat(read.removedFiles()).containsExactly(FILE);
         assertThat(read.deletedKeys().inline()).containsExactly(RowKey.ofValues(7L));
         assertThat(read.deletedKeys().staged()).isEmpty();
-        assertThat(read.stats()).isEqualTo(STATS);
+        // Stats of the first version had no deletion vector counts.
+        assertThat(read.stats())
+                .isEqualTo(new UpsertStats(-1, 1, 2, 1, 3, 1, 4, 5, 6, 7, 8, 0, 99, 0, 0));
         assertThat(committable.notCommittedAt()).isEqualTo(-1);
 
         ByteArrayOutputStream state = new ByteArrayOutputStream();
@@ -123,6 +144,49 @@ class SerializersTest {
         assertThat(restored.pending())
                 .singleElement()
                 .satisfies(pending -> assertThat(pending.checkpointId()).isEqualTo(12));
+    }
+
+    /**
+     * Bytes as the second version wrote them, with a removed file that had a deletion vector
+     * (Spark's, say): that version kept only the vector's id, as a nullable string.
+     */
+    @Test
+    void aSecondVersionCommittableWithAFileCarryingADeletionVectorIsStillRead() throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            ValueCodec.writeString(out, "orders");
+            out.writeLong(12);
+            out.writeInt(1); // results
+            out.writeInt(0); // partition values: unpartitioned
+            out.writeLong(41); // base version
+            ValueCodec.writeString(out, "1:abc");
+            out.writeInt(1); // removed files
+            ValueCodec.writeString(out, "part-1.parquet");
+            out.writeLong(1234);
+            out.writeLong(1_700_000_000_000L);
+            out.writeLong(10);
+            out.writeInt(0); // column statistics
+            out.writeBoolean(true);
+            ValueCodec.writeString(out, "uabcdefghij0123456789@1");
+            out.writeBoolean(true);
+            ValueCodec.writeString(out, "{\"numRecords\":10}");
+            out.writeInt(0); // upserts
+            out.writeInt(0); // survivors
+            out.writeInt(0); // inline deleted keys
+            out.writeInt(0); // staged deleted keys
+            out.writeInt(13);
+            for (long value = 0; value < 13; value++) {
+                out.writeLong(value);
+            }
+        }
+
+        CheckpointResults committable =
+                new Serializers.CommittableSerializer().deserialize(2, bytes.toByteArray());
+
+        DataFile removed = committable.results().get(0).removedFiles().get(0);
+        assertThat(removed.identity()).isEqualTo("part-1.parquet#dv=uabcdefghij0123456789@1");
+        assertThat(removed.logStatistics()).isEqualTo("{\"numRecords\":10}");
+        assertThat(committable.results().get(0).vectorFiles()).isEmpty();
     }
 
     @Test

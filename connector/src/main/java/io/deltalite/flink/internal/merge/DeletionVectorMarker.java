@@ -1,0 +1,115 @@
+package io.deltalite.flink.internal.merge;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * Deletion-vector mode of a merge: instead of rewriting a committed file that holds changed keys,
+ * it finds the positions of those rows and marks them in the file's deletion vector. Reading the
+ * key columns to find the positions is also the exact probe: a file with no live row of a changed
+ * key is left alone.
+ *
+ * <p>Each file that holds changed keys ends one of three ways:
+ *
+ * <ul>
+ *   <li>every row of it is deleted: it is removed;
+ *   <li>more than {@code rewriteThreshold} of its rows would be deleted, or the log has no row
+ *       count for it (readers need one to count rows without reading): it is handed back to be
+ *       rewritten copy-on-write, so readers never drag mostly-dead files;
+ *   <li>otherwise it comes back as a <em>vector file</em>: the same data file with the union of its
+ *       old deletion vector and the new positions, added to the round's {@link DeletionVectorSink}.
+ * </ul>
+ */
+final class DeletionVectorMarker {
+    private final DataFileStore store;
+    private final ParallelFileWork parallel;
+    private final double rewriteThreshold;
+
+    DeletionVectorMarker(DataFileStore store, ParallelFileWork parallel, double rewriteThreshold) {
+        this.store = store;
+        this.parallel = parallel;
+        this.rewriteThreshold = rewriteThreshold;
+    }
+
+    /** What marking a set of files decided. */
+    record Marking(
+            List<DataFile> removed,
+            List<DataFile> vectorFiles,
+            List<DataFile> toRewrite,
+            Set<RowKey> foundKeys,
+            long vectorBytes) {}
+
+    /** Finds the rows of {@code keys} in {@code files} and marks them in {@code sink}. */
+    Marking mark(List<DataFile> files, Set<RowKey> keys, DeletionVectorSink sink) {
+        List<Callable<Located>> locates = new ArrayList<>(files.size());
+        for (DataFile file : files) {
+            locates.add(() -> locate(file, keys));
+        }
+        List<Located> located = parallel.runAll(locates, unused -> {});
+        List<DataFile> removed = new ArrayList<>();
+        List<DataFile> vectorFiles = new ArrayList<>();
+        List<DataFile> toRewrite = new ArrayList<>();
+        Set<RowKey> found = new HashSet<>();
+        long bytes = 0;
+        for (Located hit : located) {
+            if (hit.positions.length == 0) {
+                continue;
+            }
+            DataFile file = hit.file;
+            DeletionVector existing = store.readDeletionVector(file);
+            DeletionVector union = existing.union(hit.positions);
+            if (union.cardinality() == existing.cardinality()) {
+                continue; // cannot happen for live rows, but a no-op must stay one
+            }
+            if (union.cardinality() >= hit.physicalRows) {
+                removed.add(file);
+                found.addAll(hit.keys);
+            } else if (!file.hasStatistics()
+                    || file.numRecords() != hit.physicalRows
+                    || union.cardinality() > rewriteThreshold * hit.physicalRows) {
+                toRewrite.add(file);
+            } else {
+                DeletionVectorRef ref = sink.add(union);
+                removed.add(file);
+                vectorFiles.add(file.withDeletionVector(ref, file.logStatistics()));
+                found.addAll(hit.keys);
+                bytes += ref.sizeInBytes() + 8L;
+            }
+        }
+        return new Marking(removed, vectorFiles, toRewrite, found, bytes);
+    }
+
+    /** The positions of the live rows of {@code file} whose key is one of {@code keys}. */
+    private Located locate(DataFile file, Set<RowKey> keys) {
+        long[] positions = new long[16];
+        int count = 0;
+        Set<RowKey> found = new HashSet<>();
+        long rows = 0;
+        try (BatchStream batches = store.readKeys(file)) {
+            while (batches.hasNext()) {
+                RowBatch batch = batches.next();
+                for (int row = 0; row < batch.size(); row++) {
+                    if (!batch.isLive(row)) {
+                        continue;
+                    }
+                    RowKey key = batch.keyAt(row);
+                    if (key != null && keys.contains(key)) {
+                        if (count == positions.length) {
+                            positions = Arrays.copyOf(positions, count * 2);
+                        }
+                        positions[count++] = batch.positionAt(row);
+                        found.add(key);
+                    }
+                }
+                rows += batch.size();
+            }
+        }
+        return new Located(file, Arrays.copyOf(positions, count), found, rows);
+    }
+
+    private record Located(DataFile file, long[] positions, Set<RowKey> keys, long physicalRows) {}
+}
