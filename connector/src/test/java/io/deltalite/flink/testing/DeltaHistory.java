@@ -177,27 +177,31 @@ public final class DeltaHistory {
 
     /** Add actions in the log that carry a deletion vector: files given a vector by a commit. */
     public static long deletionVectorAdds(Path table) {
-        long adds = 0;
+        return actions(table).stream()
+                .map(action -> action.get("add"))
+                .filter(add -> add != null && add.has("deletionVector"))
+                .filter(add -> !add.get("deletionVector").isNull())
+                .count();
+    }
+
+    /** Every action of every commit file, in version order. */
+    public static List<JsonNode> actions(Path table) {
+        List<JsonNode> actions = new ArrayList<>();
         try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
             for (Path file :
                     files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))
+                            .sorted()
                             .toList()) {
                 for (String line : Files.readAllLines(file)) {
-                    if (line.isBlank()) {
-                        continue;
-                    }
-                    JsonNode add = JSON.readTree(line).get("add");
-                    if (add != null
-                            && add.has("deletionVector")
-                            && !add.get("deletionVector").isNull()) {
-                        adds++;
+                    if (!line.isBlank()) {
+                        actions.add(JSON.readTree(line));
                     }
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return adds;
+        return actions;
     }
 
     /** The (appId, checkpoint) pairs of all commits that carry one, in version order. */

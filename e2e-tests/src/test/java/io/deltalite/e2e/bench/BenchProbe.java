@@ -1,7 +1,6 @@
 package io.deltalite.e2e.bench;
 
 import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.BatchStream;
 import io.deltalite.flink.internal.merge.CommitOutcome;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.DataFileStore;
@@ -9,6 +8,7 @@ import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.PartitionValues;
 import io.deltalite.flink.internal.merge.RowBatch;
 import io.deltalite.flink.sink.UpsertStats;
+import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.FileRows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
@@ -19,11 +19,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,11 +31,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * RESULT key=value ...} for the parent to collect.
  *
  * <pre>
- *   BenchProbe deltalite TABLE KEYS TABLE_ROWS CORRECTIONS INSERTS SEED LOCAL_START LOCAL_RANGE
- *   BenchProbe spark     (same arguments)
+ *   BenchProbe deltalite TABLE KEYS TABLE_ROWS CORRECTIONS INSERTS SEED LOCAL_START LOCAL_RANGE [WRITE_MODE]
+ *   BenchProbe spark     (same arguments, no write mode)
+ *   BenchProbe dv-commits TABLE TABLE_ROWS COMMITS CORRECTIONS SEED
+ *                                                  COMMITS checkpoints of scattered corrections in
+ *                                                  deletion-vector mode, one after the other
  *   BenchProbe floor     TABLE FILE_NAME...        read and rewrite exactly these files, in as many
  *                                                  lanes as a merge uses
- *   BenchProbe scan      TABLE                     read every row of the table
+ *   BenchProbe scan      TABLE                     read every row of the table (Kernel)
+ *   BenchProbe spark-scan TABLE                    aggregate every column with Spark
  * </pre>
  */
 public final class BenchProbe {
@@ -64,8 +66,24 @@ public final class BenchProbe {
                     SparkMerge merge = new SparkMerge(keys);
                     run = () -> merge.merge(table, changes);
                 } else {
-                    run = () -> deltaliteMerge(table, keys, changes, result);
+                    WriteMode mode = args.length > 9 ? WriteMode.parse(args[9]) : WriteMode.AUTO;
+                    run = () -> deltaliteMerge(table, keys, changes, mode, result);
                 }
+            }
+            case "dv-commits" ->
+                    run =
+                            () ->
+                                    vectorCommits(
+                                            table,
+                                            Long.parseLong(args[2]),
+                                            Integer.parseInt(args[3]),
+                                            Integer.parseInt(args[4]),
+                                            Long.parseLong(args[5]),
+                                            result);
+            case "spark-scan" -> {
+                // The session starts before the clock does, as the MERGE's does.
+                SparkMerge.session();
+                run = () -> result.put("rows", SparkMerge.scan(table));
             }
             case "floor" -> {
                 Set<String> names = Set.copyOf(Arrays.asList(args).subList(2, args.length));
@@ -181,14 +199,20 @@ public final class BenchProbe {
             String table,
             BenchTable.Keys keys,
             List<Object[]> changes,
+            WriteMode mode,
             Map<String, Object> result) {
         try (UpsertHarness deltalite =
-                UpsertHarness.open(table, BenchTable.definition(keys), MergeOptions.DEFAULTS)) {
+                UpsertHarness.open(
+                        table,
+                        BenchTable.definition(keys),
+                        MergeOptions.DEFAULTS.withWriteMode(mode))) {
             for (Object[] row : changes) {
                 deltalite.upsert(row);
             }
             CommitOutcome outcome = deltalite.commit();
             UpsertStats stats = outcome.stats();
+            result.put("deletionVectorsWritten", stats.deletionVectorsWritten());
+            result.put("deletionVectorBytes", stats.deletionVectorBytes());
             result.put("filesProbed", stats.filesProbed());
             result.put("filesRemoved", stats.filesRemoved());
             result.put("filesAdded", stats.filesAdded());
@@ -198,6 +222,52 @@ public final class BenchProbe {
             result.put("rowsUpdated", stats.rowsUpdated());
             result.put("rowsInserted", stats.rowsInserted());
         }
+    }
+
+    /**
+     * {@code commits} checkpoints of {@code corrections} corrections each, scattered over the
+     * table, merged with deletion vectors by one writer: the steady state of a stream of scattered
+     * updates.
+     */
+    private static void vectorCommits(
+            String table,
+            long tableRows,
+            int commits,
+            int corrections,
+            long seed,
+            Map<String, Object> result) {
+        long vectors = 0;
+        long vectorBytes = 0;
+        long bytesWritten = 0;
+        long filesRemoved = 0;
+        try (UpsertHarness deltalite =
+                UpsertHarness.open(
+                        table,
+                        BenchTable.definition(BenchTable.Keys.SEQUENTIAL),
+                        MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS))) {
+            for (int commit = 0; commit < commits; commit++) {
+                for (Object[] row :
+                        BenchTable.changes(
+                                BenchTable.Keys.SEQUENTIAL,
+                                tableRows,
+                                corrections,
+                                0,
+                                seed * 1_000_003L + commit,
+                                0,
+                                0)) {
+                    deltalite.upsert(row);
+                }
+                UpsertStats stats = deltalite.commit().stats();
+                vectors += stats.deletionVectorsWritten();
+                vectorBytes += stats.deletionVectorBytes();
+                bytesWritten += stats.bytesWritten();
+                filesRemoved += stats.filesRemoved();
+            }
+        }
+        result.put("deletionVectorsWritten", vectors);
+        result.put("deletionVectorBytes", vectorBytes);
+        result.put("bytesWritten", bytesWritten);
+        result.put("filesRemoved", filesRemoved);
     }
 
     /** The floor: read the named files batch by batch and write every row again. */

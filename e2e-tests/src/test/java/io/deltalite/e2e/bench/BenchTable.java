@@ -38,6 +38,18 @@ final class BenchTable {
     private BenchTable() {}
 
     static TableDefinition definition(Keys keys) {
+        return definition(keys, Map.of());
+    }
+
+    /**
+     * The table with deletion vectors enabled ({@code delta.enableDeletionVectors}): the same
+     * files, and either write mode can merge into it.
+     */
+    static TableDefinition definitionWithDeletionVectors(Keys keys) {
+        return definition(keys, Map.of("delta.enableDeletionVectors", "true"));
+    }
+
+    private static TableDefinition definition(Keys keys, Map<String, String> properties) {
         return new TableDefinition(
                 List.of(
                         new ValueType.Field(
@@ -48,13 +60,24 @@ final class BenchTable {
                         new ValueType.Field("note", ValueType.of(Kind.STRING), true)),
                 List.of("id"),
                 List.of(),
-                Map.of());
+                properties);
     }
 
     /** Writes {@code files} files of {@code rowsPerFile} rows each, committed as one version. */
     static void generate(String location, Keys keys, int files, long rowsPerFile, long seed) {
+        generate(location, definition(keys), keys, files, rowsPerFile, seed);
+    }
+
+    /** As {@link #generate(String, Keys, int, long, long)}, creating the table as {@code table}. */
+    static void generate(
+            String location,
+            TableDefinition definition,
+            Keys keys,
+            int files,
+            long rowsPerFile,
+            long seed) {
         MergeOptions options = MergeOptions.DEFAULTS.withTargetFileSizeBytes(8L << 30);
-        DeltaTable table = DeltaTable.open(location, Map.of(), options, definition(keys), true);
+        DeltaTable table = DeltaTable.open(location, Map.of(), options, definition, true);
         DataFileStore store = table.files();
         List<DataFile> written = new ArrayList<>();
         for (int file = 0; file < files; file++) {

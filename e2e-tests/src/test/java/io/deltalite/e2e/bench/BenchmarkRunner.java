@@ -33,6 +33,18 @@ final class BenchmarkRunner {
         this.scale = scale;
     }
 
+    /** After how many deletion-vector checkpoints section 7 scans the table; 0 is the clean one. */
+    private int[] vectorCommitLevels = {0, 1, 10, 100};
+
+    /**
+     * Scans after fewer deletion-vector checkpoints (each scan is two JVMs), as the smoke test
+     * does.
+     */
+    BenchmarkRunner withVectorCommitLevels(int... levels) {
+        vectorCommitLevels = levels.clone();
+        return this;
+    }
+
     /** Skips the search for the smallest heap (many runs), as the smoke test does. */
     BenchmarkRunner withoutSmallestHeap() {
         findSmallestHeap = false;
@@ -308,6 +320,173 @@ final class BenchmarkRunner {
                     local ? 1 : files,
                     stat(runs, r -> r.get("millis")));
         }
+    }
+
+    /**
+     * 7. Deletion vectors against copy-on-write: what one checkpoint of scattered corrections
+     * writes and costs in each mode, then what readers pay after 1, 10 and 100 such checkpoints.
+     */
+    void deletionVectors() {
+        long rowsPerFile = rows(640_000);
+        int files = 8;
+        long tableRows = rowsPerFile * files;
+        int corrections = count(5_000);
+        section(
+                "7. Deletion vectors",
+                files
+                        + " files × "
+                        + rowsPerFile
+                        + " rows (id, amount, note), deletion vectors enabled; "
+                        + corrections
+                        + " corrections scattered over the table per checkpoint; default dv.rewrite-threshold (0.5)");
+        Path master = work.resolve("tables").resolve("vectors-" + tableRows);
+        if (!Files.isDirectory(master.resolve("_delta_log"))) {
+            BenchTable.generate(
+                    master.toString(),
+                    BenchTable.definitionWithDeletionVectors(Keys.SEQUENTIAL),
+                    Keys.SEQUENTIAL,
+                    files,
+                    rowsPerFile,
+                    42);
+        }
+        row(
+                "write mode",
+                "files rewritten",
+                "files given a deletion vector",
+                "MiB written (data + vectors)",
+                "KiB of vectors",
+                "wall ms");
+        List<Map<String, Long>> copyOnWrite = new ArrayList<>();
+        List<Map<String, Long>> vectors = new ArrayList<>();
+        for (int i = 0; i < repetitions; i++) {
+            for (String mode : List.of("copy-on-write", "deletion-vectors")) {
+                List<String> args =
+                        new ArrayList<>(
+                                probeArgs(
+                                        "deltalite",
+                                        copy(master),
+                                        Keys.SEQUENTIAL,
+                                        tableRows,
+                                        corrections,
+                                        0,
+                                        i,
+                                        0,
+                                        0));
+                args.add(mode);
+                (mode.equals("copy-on-write") ? copyOnWrite : vectors).add(run(args));
+            }
+        }
+        for (List<Map<String, Long>> runs : List.of(copyOnWrite, vectors)) {
+            row(
+                    runs == copyOnWrite ? "copy-on-write" : "deletion vectors",
+                    stat(runs, r -> r.get("filesRemoved") - r.get("deletionVectorsWritten")),
+                    stat(runs, r -> r.get("deletionVectorsWritten")),
+                    String.format(
+                            "%.2f",
+                            median(runs, r -> r.get("bytesWritten") + r.get("deletionVectorBytes"))
+                                    / (1 << 20)),
+                    String.format("%.1f", median(runs, r -> r.get("deletionVectorBytes")) / 1024),
+                    stat(runs, r -> r.get("millis")));
+        }
+        report.append(
+                String.format(
+                        "%nDeletion vectors / copy-on-write (medians): bytes written %.2f %%, wall time %.2f×"
+                                + " (copy-on-write is %.1f× slower)%n",
+                        100
+                                * median(
+                                        vectors,
+                                        r -> r.get("bytesWritten") + r.get("deletionVectorBytes"))
+                                / Math.max(
+                                        1.0,
+                                        median(
+                                                copyOnWrite,
+                                                r ->
+                                                        r.get("bytesWritten")
+                                                                + r.get("deletionVectorBytes"))),
+                        ratio(vectors, copyOnWrite, "millis"),
+                        ratio(copyOnWrite, vectors, "millis")));
+
+        // Readers after a stream of such checkpoints: each level's commits run once, one after
+        // the other on the same table, in one JVM; each scan is repeated.
+        report.append('\n');
+        headerPending = true;
+        row(
+                "checkpoints merged with deletion vectors",
+                "vectors written in total",
+                "Kernel scan ms",
+                "Spark scan ms",
+                "rows");
+        Path table = copy(master);
+        int done = 0;
+        long vectorsInTotal = 0;
+        double cleanKernel = 0;
+        double cleanSpark = 0;
+        int lastLevel = vectorCommitLevels[vectorCommitLevels.length - 1];
+        for (int level : vectorCommitLevels) {
+            if (level > done) {
+                Map<String, Long> commits =
+                        run(
+                                List.of(
+                                        "dv-commits",
+                                        table.toString(),
+                                        Long.toString(tableRows),
+                                        Integer.toString(level - done),
+                                        Integer.toString(corrections),
+                                        Integer.toString(done)));
+                vectorsInTotal += commits.get("deletionVectorsWritten");
+                done = level;
+            }
+            List<Map<String, Long>> kernel = new ArrayList<>();
+            List<Map<String, Long>> spark = new ArrayList<>();
+            for (int i = 0; i < repetitions; i++) {
+                kernel.add(run(List.of("scan", table.toString())));
+                spark.add(run(List.of("spark-scan", table.toString())));
+            }
+            for (Map<String, Long> scan : spark) {
+                if (!scan.get("rows").equals(kernel.get(0).get("rows"))
+                        || kernel.get(0).get("rows") != tableRows) {
+                    throw new IllegalStateException(
+                            "after "
+                                    + level
+                                    + " deletion-vector checkpoints Spark read "
+                                    + scan.get("rows")
+                                    + " rows and Kernel "
+                                    + kernel.get(0).get("rows")
+                                    + "; the table has "
+                                    + tableRows);
+                }
+            }
+            if (level == 0) {
+                cleanKernel = median(kernel, r -> r.get("millis"));
+                cleanSpark = median(spark, r -> r.get("millis"));
+            }
+            row(
+                    level,
+                    vectorsInTotal,
+                    stat(kernel, r -> r.get("millis")),
+                    stat(spark, r -> r.get("millis")),
+                    stat(kernel, r -> r.get("rows")));
+            if (level == lastLevel) {
+                report.append(
+                        String.format(
+                                "%nScan after %d checkpoints / clean scan (medians): Kernel %.2f×, Spark %.2f×%n",
+                                level,
+                                median(kernel, r -> r.get("millis")) / cleanKernel,
+                                median(spark, r -> r.get("millis")) / cleanSpark));
+            }
+        }
+
+        // The size of one vector: 1,000 positions scattered over a 640,000-row file, against the
+        // file's rows as a plain bitmap (80,000 bytes).
+        java.util.Random random = new java.util.Random(7);
+        long[] positions = random.longs(1_000, 0, 640_000).distinct().toArray();
+        byte[] bitmap = io.deltalite.flink.internal.merge.DeletionVector.of(positions).serialize();
+        report.append(
+                String.format(
+                        "%nOne vector of %,d positions scattered over a 640,000-row file: %,d bytes of"
+                                + " bitmap, %,d bytes in its vector file (plain bitmap of the file's"
+                                + " rows: 80,000 bytes)%n",
+                        positions.length, bitmap.length, bitmap.length + 9));
     }
 
     // ---------------------------------------------------------------- plumbing

@@ -13,16 +13,25 @@ class BenchmarkSmokeTest {
 
     @Test
     void everyScenarioRunsAndReports() {
-        BenchmarkRunner runner = new BenchmarkRunner(dir, 1, 0.004).withoutSmallestHeap();
+        BenchmarkRunner runner =
+                new BenchmarkRunner(dir, 1, 0.004)
+                        .withoutSmallestHeap()
+                        .withVectorCommitLevels(0, 100);
         BenchmarkSuite.runScenarios(
-                runner, List.of("memory", "spark", "floor", "amplification", "probe"));
+                runner, List.of("memory", "spark", "floor", "amplification", "probe", "vectors"));
         String report = runner.report();
         assertThat(report)
                 .contains("1. Memory vs table size")
                 .contains("Ratios (Spark / deltalite")
                 .contains("deltalite / floor")
                 .contains("temporally local (one file)")
-                .contains("5. Probe effectiveness");
+                .contains("5. Probe effectiveness")
+                .contains("7. Deletion vectors")
+                .contains("Scan after 100 checkpoints");
+        // After 100 checkpoints of corrections both readers still see every row of the table:
+        // 8 files of 640,000 × 0.004 rows.
+        assertThat(report)
+                .containsPattern("\\| 100 \\| [1-9]\\d* \\| [\\d,]+ \\| [\\d,]+ \\| 20,480 \\|");
         // The temporally-local probe found its one file: probed 8, rewrote 1.
         assertThat(report).containsPattern("\\| temporally local \\| 8 \\| 1 \\| 1 \\|");
     }

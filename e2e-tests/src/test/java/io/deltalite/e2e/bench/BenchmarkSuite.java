@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * <pre>
  * mvn -B -ntp install -DskipTests
  * mvn -B -ntp -pl e2e-tests test -Dtest=BenchmarkSuite -Dsurefire.excludedGroups= \
- *     [-Dbench.scenarios=memory,spark,floor,amplification,probe] [-Dbench.repetitions=3] [-Dbench.dir=/tmp/deltalite-bench]
+ *     [-Dbench.scenarios=memory,spark,floor,amplification,probe,vectors] [-Dbench.repetitions=3] [-Dbench.dir=/tmp/deltalite-bench]
  * </pre>
  *
  * The markdown report is printed and written to {@code bench.dir/report.md}.
@@ -45,6 +45,7 @@ class BenchmarkSuite {
                     case "floor" -> runner.versusFloor();
                     case "amplification" -> runner.writeAmplification();
                     case "probe" -> runner.probeEffectiveness();
+                    case "vectors" -> runner.deletionVectors();
                     default -> throw new IllegalArgumentException("unknown scenario " + scenario);
                 }
                 runner.deleteRuns();

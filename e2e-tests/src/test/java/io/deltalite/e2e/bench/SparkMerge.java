@@ -15,19 +15,7 @@ final class SparkMerge {
     private final StructType schema;
 
     SparkMerge(BenchTable.Keys keys) {
-        spark =
-                SparkSession.builder()
-                        .master("local[2]")
-                        .appName("bench-merge")
-                        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-                        .config(
-                                "spark.sql.catalog.spark_catalog",
-                                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-                        .config("spark.ui.enabled", "false")
-                        .config("spark.driver.bindAddress", "127.0.0.1")
-                        .config("spark.driver.host", "127.0.0.1")
-                        .config("spark.sql.shuffle.partitions", "2")
-                        .getOrCreate();
+        spark = session();
         schema =
                 new StructType()
                         .add(
@@ -38,6 +26,37 @@ final class SparkMerge {
                                 false)
                         .add("amount", DataTypes.LongType)
                         .add("note", DataTypes.StringType);
+    }
+
+    static SparkSession session() {
+        return SparkSession.builder()
+                .master("local[2]")
+                .appName("bench-merge")
+                .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+                .config(
+                        "spark.sql.catalog.spark_catalog",
+                        "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                .config("spark.ui.enabled", "false")
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.driver.host", "127.0.0.1")
+                .config("spark.sql.shuffle.partitions", "2")
+                .getOrCreate();
+    }
+
+    /**
+     * Reads every column of every live row with Spark (an aggregate over all three, so no column is
+     * pruned and a bare count cannot be answered from the log) and returns the row count.
+     */
+    static long scan(String table) {
+        Row result =
+                session()
+                        .sql(
+                                "SELECT count(*), sum(amount), max(length(note)), max(id) FROM delta.`"
+                                        + table
+                                        + "`")
+                        .collectAsList()
+                        .get(0);
+        return result.getLong(0);
     }
 
     void merge(String table, List<Object[]> changes) {

@@ -127,6 +127,7 @@ class BatchShapeParityTest {
                     .as("row groups in each of deltalite's files")
                     .isGreaterThanOrEqualTo(10);
             run.applyAll(generator.batches(3, 300));
+            assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
         }
     }
 

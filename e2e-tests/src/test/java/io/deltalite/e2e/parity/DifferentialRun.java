@@ -8,6 +8,7 @@ import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.internal.merge.CommitOutcome;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
@@ -22,7 +23,8 @@ import org.apache.spark.sql.types.StructType;
 /**
  * One scenario of the differential parity suite: the same batches applied by deltalite (one
  * checkpoint commit per batch, as the sink makes them) and by Spark's MERGE (one MERGE per batch),
- * with both tables compared after every batch.
+ * with the tables compared after every batch. deltalite writes two tables, one copy-on-write and
+ * one with deletion vectors, so every scenario checks both write modes against the same MERGE.
  *
  * <p>The comparison is of logical content: the schema and partition columns as Spark sees them, and
  * the multiset of rows, read by two independent readers (Spark, and Kernel through {@link
@@ -34,18 +36,25 @@ final class DifferentialRun implements AutoCloseable {
     private final String scenario;
     private final String deltalitePath;
     private final UpsertHarness deltalite;
+    private final String vectorsPath;
+    private final UpsertHarness vectors;
     private final SparkMergeOracle merge;
     private final StructType mergeSchema;
     private int batches;
+    private long vectorsWritten;
 
     private DifferentialRun(
             String scenario,
             String deltalitePath,
             UpsertHarness deltalite,
+            String vectorsPath,
+            UpsertHarness vectors,
             SparkMergeOracle merge) {
         this.scenario = scenario;
         this.deltalitePath = deltalitePath;
         this.deltalite = deltalite;
+        this.vectorsPath = vectorsPath;
+        this.vectors = vectors;
         this.merge = merge;
         this.mergeSchema = SparkDelta.session().read().format("delta").load(merge.path()).schema();
     }
@@ -57,10 +66,27 @@ final class DifferentialRun implements AutoCloseable {
     static DifferentialRun start(
             String scenario, Path dir, TableDefinition table, MergeOptions options) {
         String deltalitePath = dir.resolve("deltalite").toString();
-        UpsertHarness deltalite = UpsertHarness.open(deltalitePath, table, options);
+        UpsertHarness deltalite =
+                UpsertHarness.open(
+                        deltalitePath, table, options.withWriteMode(WriteMode.COPY_ON_WRITE));
+        Map<String, String> properties = new HashMap<>(table.tableProperties());
+        properties.put("delta.enableDeletionVectors", "true");
+        String vectorsPath = dir.resolve("deltalite-dv").toString();
+        UpsertHarness vectors =
+                UpsertHarness.open(
+                        vectorsPath,
+                        new TableDefinition(
+                                table.columns(),
+                                table.primaryKey(),
+                                table.partitionColumns(),
+                                properties),
+                        // The default threshold sends mostly-rewritten files to copy-on-write;
+                        // keep vectors on every file but an entirely deleted one.
+                        options.withWriteMode(WriteMode.DELETION_VECTORS)
+                                .withDeletionVectorRewriteThreshold(1.0));
         SparkMergeOracle merge =
                 SparkMergeOracle.create(dir.resolve("spark-merge").toString(), table);
-        return new DifferentialRun(scenario, deltalitePath, deltalite, merge);
+        return new DifferentialRun(scenario, deltalitePath, deltalite, vectorsPath, vectors, merge);
     }
 
     static DifferentialRun start(String scenario, Path dir, TableDefinition table) {
@@ -75,27 +101,40 @@ final class DifferentialRun implements AutoCloseable {
     }
 
     /**
-     * Applies {@code batch} to both tables and asserts that they hold the same content.
+     * Applies {@code batch} to every table and asserts that they hold the same content.
      *
-     * @return how deltalite's commit ended
+     * @return how deltalite's copy-on-write commit ended
      */
     CommitOutcome apply(List<Change> batch) {
         batches++;
         for (Change change : batch) {
-            if (change.isDelete()) {
-                deltalite.delete(change.row());
-            } else {
-                deltalite.upsert(change.row());
+            for (UpsertHarness harness : List.of(deltalite, vectors)) {
+                if (change.isDelete()) {
+                    harness.delete(change.row().clone());
+                } else {
+                    harness.upsert(change.row().clone());
+                }
             }
         }
         CommitOutcome outcome = deltalite.commit();
+        CommitOutcome vectorOutcome = vectors.commit();
+        assertThat(vectorOutcome.status())
+                .as("%s: deletion-vector commit", scenario)
+                .isEqualTo(outcome.status());
+        vectorsWritten += vectorOutcome.stats().deletionVectorsWritten();
         merge.apply(batch);
         assertSameContent();
         return outcome;
     }
 
+    /** The copy-on-write table. */
     String deltalitePath() {
         return deltalitePath;
+    }
+
+    /** Deletion vectors written into the deletion-vector table so far. */
+    long vectorsWritten() {
+        return vectorsWritten;
     }
 
     /**
@@ -126,6 +165,26 @@ final class DifferentialRun implements AutoCloseable {
                                 + " table's (%d rows)",
                         when, reference.size())
                 .isEmpty();
+        Dataset<Row> vectorsBySpark = SparkDelta.session().read().format("delta").load(vectorsPath);
+        assertThat(differences(reference, Rows.sorted(SparkRows.collect(vectorsBySpark))))
+                .as(
+                        "%s: rows of deltalite's deletion-vector table (read by Spark) that differ"
+                                + " from the MERGE table's (%d rows)",
+                        when, reference.size())
+                .isEmpty();
+        assertThat(differences(reference, Rows.sorted(KernelTableReader.readAll(vectorsPath))))
+                .as(
+                        "%s: rows of deltalite's deletion-vector table (read by Kernel) that"
+                                + " differ from the MERGE table's (%d rows)",
+                        when, reference.size())
+                .isEmpty();
+        // Spark answers a bare count from the log: numRecords minus the vectors' cardinality.
+        assertThat(
+                        SparkDelta.sql("SELECT count(*) FROM delta.`" + vectorsPath + "`")
+                                .get(0)
+                                .getLong(0))
+                .as("%s: count(*) of the deletion-vector table, by Spark", when)
+                .isEqualTo(reference.size());
         if (batches == 1) {
             assertThat(partitionColumns(deltalitePath))
                     .as("%s: partition columns of deltalite's table vs the MERGE table's", when)
@@ -179,5 +238,6 @@ final class DifferentialRun implements AutoCloseable {
     @Override
     public void close() {
         deltalite.close();
+        vectors.close();
     }
 }

@@ -46,6 +46,7 @@ class PartitioningParityTest {
         try (DifferentialRun run =
                 DifferentialRun.start("partitioned, seed 11", dir, PARTITIONED)) {
             run.applyAll(generator.batches(5, 40));
+            assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
         }
     }
 
@@ -86,6 +87,7 @@ class PartitioningParityTest {
         try (DifferentialRun run =
                 DifferentialRun.start("unpartitioned, seed 12", dir, UNPARTITIONED)) {
             run.applyAll(generator.batches(5, 40));
+            assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
         }
     }
 
@@ -118,6 +120,7 @@ class PartitioningParityTest {
         try (DifferentialRun run =
                 DifferentialRun.start("keys changing partition, seed 13", dir, PARTITIONED)) {
             run.applyAll(generator.batches(5, 40));
+            assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
         }
     }
 
@@ -207,6 +210,7 @@ class PartitioningParityTest {
         try (DifferentialRun run =
                 DifferentialRun.start("many partitions, seed 15", dir, PARTITIONED)) {
             run.applyAll(generator.batches(3, 300));
+            assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
         }
     }
 
@@ -246,6 +250,7 @@ class PartitioningParityTest {
         try (DifferentialRun run =
                 DifferentialRun.start("hostile partition values, seed 16", dir, PARTITIONED)) {
             run.applyAll(generator.batches(4, 60));
+            assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
         }
     }
 

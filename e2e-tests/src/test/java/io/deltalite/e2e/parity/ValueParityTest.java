@@ -6,6 +6,7 @@ import static io.deltalite.e2e.parity.ParityTables.BIGINT;
 import static io.deltalite.e2e.parity.ParityTables.INT;
 import static io.deltalite.e2e.parity.ParityTables.STRING;
 import static io.deltalite.e2e.parity.ParityTables.column;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.ValueType;
@@ -96,6 +97,7 @@ class ValueParityTest {
                         });
         try (DifferentialRun run = DifferentialRun.start("wide decimals, seed 41", dir, DECIMALS)) {
             run.applyAll(generator.batches(4, 40));
+            assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
         }
     }
 
@@ -154,6 +156,7 @@ class ValueParityTest {
                                 });
         try (DifferentialRun run = DifferentialRun.start("nested values, seed 42", dir, NESTED)) {
             run.applyAll(generator.batches(4, 40));
+            assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
         }
     }
 

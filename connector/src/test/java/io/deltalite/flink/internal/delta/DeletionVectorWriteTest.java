@@ -387,22 +387,11 @@ class DeletionVectorWriteTest {
         return lastAction("remove", logPath);
     }
 
-    private JsonNode lastAction(String kind, String logPath) throws IOException {
+    private JsonNode lastAction(String kind, String logPath) {
         JsonNode last = null;
-        try (Stream<Path> files = Files.list(dir.resolve("_delta_log"))) {
-            for (Path file :
-                    files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))
-                            .sorted()
-                            .toList()) {
-                for (String line : Files.readAllLines(file)) {
-                    if (line.isBlank()) {
-                        continue;
-                    }
-                    JsonNode action = JSON.readTree(line);
-                    if (action.has(kind) && action.get(kind).get("path").asText().equals(logPath)) {
-                        last = action.get(kind);
-                    }
-                }
+        for (JsonNode action : DeltaHistory.actions(dir)) {
+            if (action.has(kind) && action.get(kind).get("path").asText().equals(logPath)) {
+                last = action.get(kind);
             }
         }
         assertThat(last).as("%s action of %s", kind, logPath).isNotNull();

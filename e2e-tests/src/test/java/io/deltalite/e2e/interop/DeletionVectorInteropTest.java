@@ -1,0 +1,190 @@
+package io.deltalite.e2e.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.e2e.SparkDelta;
+import io.deltalite.e2e.SparkRows;
+import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.merge.MergeOptions;
+import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.sink.UpsertStats;
+import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Deletion vectors written by deltalite and by Spark on the same files: Spark's DELETE, UPDATE,
+ * MERGE, OPTIMIZE and VACUUM after deltalite, deltalite after each of them, and both engines (and
+ * Kernel) read the table as the model says after every step.
+ */
+class DeletionVectorInteropTest {
+    private static final TableDefinition ITEMS =
+            new TableDefinition(
+                    List.of(
+                            new ValueType.Field("id", ValueType.of(ValueType.Kind.BIGINT), false),
+                            new ValueType.Field("day", ValueType.of(ValueType.Kind.STRING), true),
+                            new ValueType.Field("amount", ValueType.of(ValueType.Kind.INT), true)),
+                    List.of("id"),
+                    List.of("day"),
+                    Map.of("delta.enableDeletionVectors", "true"));
+
+    private static final MergeOptions VECTORS =
+            MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS);
+
+    @TempDir Path dir;
+
+    /** The model: amount by id; the day of an id is fixed ({@code "d" + id % 2}). */
+    private final Map<Long, Integer> model = new TreeMap<>();
+
+    private String table;
+
+    @Test
+    void sparkAndDeltaliteTakeTurnsOnFilesWithDeletionVectors() {
+        table = dir.resolve("items").toString();
+        try (UpsertHarness deltalite = UpsertHarness.open(table, ITEMS, VECTORS)) {
+            for (long id = 0; id < 2000; id++) {
+                upsert(deltalite, id, 0);
+            }
+            deltalite.commit();
+            for (long id = 0; id < 2000; id += 97) {
+                upsert(deltalite, id, 1);
+            }
+            deltalite.delete(5L, "d1", null);
+            model.remove(5L);
+            UpsertStats marked = deltalite.commit().stats();
+            assertThat(marked.deletionVectorsWritten()).isEqualTo(2);
+            assertThat(marked.rowsCopied()).isZero();
+            check("after deltalite marked rows");
+
+            // Spark on files whose vectors deltalite wrote: its vectors extend ours.
+            SparkDelta.sql("DELETE FROM delta.`" + table + "` WHERE id % 100 = 3");
+            model.keySet().removeIf(id -> id % 100 == 3);
+            check("after Spark's DELETE");
+            SparkDelta.sql("UPDATE delta.`" + table + "` SET amount = 2 WHERE id % 50 = 7");
+            model.replaceAll((id, amount) -> id % 50 == 7 ? 2 : amount);
+            check("after Spark's UPDATE");
+            SparkDelta.sql(
+                    "MERGE INTO delta.`"
+                            + table
+                            + "` t USING (SELECT id, CONCAT('d', CAST(id % 2 AS STRING)) AS day,"
+                            + " 3 AS amount FROM range(1990, 2010)) s ON t.id = s.id"
+                            + " WHEN MATCHED THEN UPDATE SET amount = s.amount"
+                            + " WHEN NOT MATCHED THEN INSERT *");
+            for (long id = 1990; id < 2010; id++) {
+                model.put(id, 3);
+            }
+            check("after Spark's MERGE");
+
+            // deltalite on files whose vectors Spark wrote.
+            for (long id = 1; id < 2010; id += 61) {
+                upsert(deltalite, id, 4);
+            }
+            deltalite.delete(1993L, "d1", null);
+            model.remove(1993L);
+            UpsertStats afterSpark = deltalite.commit().stats();
+            assertThat(afterSpark.deletionVectorsWritten()).isPositive();
+            check("after deltalite followed Spark");
+
+            SparkDelta.sql("OPTIMIZE delta.`" + table + "`");
+            check("after Spark's OPTIMIZE");
+            for (long id = 2; id < 2010; id += 89) {
+                upsert(deltalite, id, 5);
+            }
+            assertThat(deltalite.commit().stats().deletionVectorsWritten()).isPositive();
+            check("after deltalite followed OPTIMIZE");
+
+            SparkDelta.sql("VACUUM delta.`" + table + "` RETAIN 0 HOURS");
+            check("after Spark's VACUUM");
+            assertThat(DeltaHistory.missingReferencedFiles(Path.of(table))).isEmpty();
+            for (long id = 3; id < 2010; id += 71) {
+                upsert(deltalite, id, 6);
+            }
+            deltalite.commit();
+            check("after deltalite followed VACUUM");
+        }
+    }
+
+    private void upsert(UpsertHarness deltalite, long id, int amount) {
+        deltalite.upsert(id, "d" + id % 2, amount);
+        model.put(id, amount);
+    }
+
+    private void check(String when) {
+        List<Object[]> rows = new ArrayList<>();
+        model.forEach((id, amount) -> rows.add(new Object[] {id, "d" + id % 2, amount}));
+        List<String> expected = Rows.sorted(rows);
+        assertThat(Rows.sorted(SparkRows.readTable(table)))
+                .as("Spark reads, %s", when)
+                .isEqualTo(expected);
+        assertThat(Rows.sorted(KernelTableReader.readAll(table)))
+                .as("Kernel reads, %s", when)
+                .isEqualTo(expected);
+        assertThat(SparkDelta.sql("SELECT count(*) FROM delta.`" + table + "`").get(0).getLong(0))
+                .as("Spark's count(*), %s", when)
+                .isEqualTo(model.size());
+        // Data skipping still works on files with vectors (their bounds are kept, not tight):
+        // a point query reads only the files whose id range holds the id.
+        long id = 1999;
+        org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> point =
+                SparkDelta.session().read().format("delta").load(table).where("id = " + id);
+        assertThat(point.collectAsList())
+                .as("rows of id %d, %s", id, when)
+                .hasSize(model.containsKey(id) ? 1 : 0);
+        assertThat(filesRead(point))
+                .as("files Spark read for id %d, %s", id, when)
+                .isEqualTo(filesWhoseRangeHolds(id));
+    }
+
+    /** Live files whose statistics say their id range holds {@code id}. */
+    private long filesWhoseRangeHolds(long id) {
+        long count = 0;
+        for (KernelTableReader.LiveFile file : KernelTableReader.liveFiles(table).values()) {
+            com.fasterxml.jackson.databind.JsonNode stats = readJson(file.stats());
+            if (stats.get("minValues").get("id").asLong() <= id
+                    && id <= stats.get("maxValues").get("id").asLong()) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode readJson(String json) {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The files the scans of an executed query read, from Spark's scan metrics. */
+    private static long filesRead(org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query) {
+        long[] files = {0};
+        query.queryExecution()
+                .executedPlan()
+                .foreach(
+                        new scala.runtime.AbstractFunction1<
+                                org.apache.spark.sql.execution.SparkPlan,
+                                scala.runtime.BoxedUnit>() {
+                            @Override
+                            public scala.runtime.BoxedUnit apply(
+                                    org.apache.spark.sql.execution.SparkPlan node) {
+                                if (node
+                                        instanceof
+                                        org.apache.spark.sql.execution.FileSourceScanExec scan) {
+                                    files[0] += scan.metrics().get("numFiles").get().value();
+                                }
+                                return scala.runtime.BoxedUnit.UNIT;
+                            }
+                        });
+        return files[0];
+    }
+}
