@@ -33,9 +33,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  *   BenchProbe deltalite TABLE KEYS TABLE_ROWS CORRECTIONS INSERTS SEED LOCAL_START LOCAL_RANGE [WRITE_MODE]
  *   BenchProbe spark     (same arguments, no write mode)
- *   BenchProbe dv-commits TABLE TABLE_ROWS COMMITS CORRECTIONS SEED
- *                                                  COMMITS checkpoints of scattered corrections in
- *                                                  deletion-vector mode, one after the other
+ *   BenchProbe commits   TABLE TABLE_ROWS COMMITS CORRECTIONS SEED WRITE_MODE
+ *                                                  COMMITS checkpoints of scattered corrections,
+ *                                                  one after the other in this JVM
  *   BenchProbe floor     TABLE FILE_NAME...        read and rewrite exactly these files, in as many
  *                                                  lanes as a merge uses
  *   BenchProbe scan      TABLE                     read every row of the table (Kernel)
@@ -70,15 +70,16 @@ public final class BenchProbe {
                     run = () -> deltaliteMerge(table, keys, changes, mode, result);
                 }
             }
-            case "dv-commits" ->
+            case "commits" ->
                     run =
                             () ->
-                                    vectorCommits(
+                                    commits(
                                             table,
                                             Long.parseLong(args[2]),
                                             Integer.parseInt(args[3]),
                                             Integer.parseInt(args[4]),
                                             Long.parseLong(args[5]),
+                                            WriteMode.parse(args[6]),
                                             result);
             case "spark-scan" -> {
                 // The session starts before the clock does, as the MERGE's does.
@@ -226,26 +227,28 @@ public final class BenchProbe {
 
     /**
      * {@code commits} checkpoints of {@code corrections} corrections each, scattered over the
-     * table, merged with deletion vectors by one writer: the steady state of a stream of scattered
-     * updates.
+     * table, merged one after the other by one writer: the steady state of a stream of scattered
+     * updates, in a warm JVM. Reports the wall time of each checkpoint after the first (which pays
+     * for class loading and JIT) as {@code commitMillis.<n>}.
      */
-    private static void vectorCommits(
+    private static void commits(
             String table,
             long tableRows,
             int commits,
             int corrections,
             long seed,
+            WriteMode mode,
             Map<String, Object> result) {
         long vectors = 0;
         long vectorBytes = 0;
         long bytesWritten = 0;
-        long filesRemoved = 0;
         try (UpsertHarness deltalite =
                 UpsertHarness.open(
                         table,
                         BenchTable.definition(BenchTable.Keys.SEQUENTIAL),
-                        MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS))) {
+                        MergeOptions.DEFAULTS.withWriteMode(mode))) {
             for (int commit = 0; commit < commits; commit++) {
+                long started = System.nanoTime();
                 for (Object[] row :
                         BenchTable.changes(
                                 BenchTable.Keys.SEQUENTIAL,
@@ -258,16 +261,17 @@ public final class BenchProbe {
                     deltalite.upsert(row);
                 }
                 UpsertStats stats = deltalite.commit().stats();
+                if (commit > 0) {
+                    result.put("commitMillis." + commit, (System.nanoTime() - started) / 1_000_000);
+                }
                 vectors += stats.deletionVectorsWritten();
                 vectorBytes += stats.deletionVectorBytes();
                 bytesWritten += stats.bytesWritten();
-                filesRemoved += stats.filesRemoved();
             }
         }
         result.put("deletionVectorsWritten", vectors);
         result.put("deletionVectorBytes", vectorBytes);
         result.put("bytesWritten", bytesWritten);
-        result.put("filesRemoved", filesRemoved);
     }
 
     /** The floor: read the named files batch by batch and write every row again. */

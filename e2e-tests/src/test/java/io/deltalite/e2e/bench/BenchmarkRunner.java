@@ -36,12 +36,16 @@ final class BenchmarkRunner {
     /** After how many deletion-vector checkpoints section 7 scans the table; 0 is the clean one. */
     private int[] vectorCommitLevels = {0, 1, 10, 100};
 
+    /** Checkpoints in a row, after a first one, for the warm comparison of section 7. */
+    private int warmCommits = 10;
+
     /**
      * Scans after fewer deletion-vector checkpoints (each scan is two JVMs), as the smoke test
      * does.
      */
     BenchmarkRunner withVectorCommitLevels(int... levels) {
         vectorCommitLevels = levels.clone();
+        warmCommits = 2;
         return this;
     }
 
@@ -406,6 +410,44 @@ final class BenchmarkRunner {
                         ratio(vectors, copyOnWrite, "millis"),
                         ratio(copyOnWrite, vectors, "millis")));
 
+        // The same checkpoints in a warm JVM, one after the other (a running job's steady state):
+        // each mode on its own copy, the first checkpoint excluded.
+        report.append('\n');
+        headerPending = true;
+        row(
+                "write mode, warm, " + warmCommits + " checkpoints in a row",
+                "wall ms per checkpoint",
+                "MiB written per checkpoint");
+        Map<String, Map<String, Long>> warm = new LinkedHashMap<>();
+        for (String mode : List.of("copy-on-write", "deletion-vectors")) {
+            Map<String, Long> commits =
+                    run(
+                            List.of(
+                                    "commits",
+                                    copy(master).toString(),
+                                    Long.toString(tableRows),
+                                    Integer.toString(warmCommits + 1),
+                                    Integer.toString(corrections),
+                                    "1000",
+                                    mode));
+            warm.put(mode, commits);
+            row(
+                    mode,
+                    stat(commitMillis(commits), r -> r.get("millis")),
+                    String.format(
+                            "%.2f",
+                            (commits.get("bytesWritten") + commits.get("deletionVectorBytes"))
+                                    / (double) (warmCommits + 1)
+                                    / (1 << 20)));
+        }
+        report.append(
+                String.format(
+                        "%nWarm, copy-on-write / deletion vectors (medians per checkpoint): %.1f× the time%n",
+                        median(commitMillis(warm.get("copy-on-write")), r -> r.get("millis"))
+                                / median(
+                                        commitMillis(warm.get("deletion-vectors")),
+                                        r -> r.get("millis"))));
+
         // Readers after a stream of such checkpoints: each level's commits run once, one after
         // the other on the same table, in one JVM; each scan is repeated.
         report.append('\n');
@@ -427,12 +469,13 @@ final class BenchmarkRunner {
                 Map<String, Long> commits =
                         run(
                                 List.of(
-                                        "dv-commits",
+                                        "commits",
                                         table.toString(),
                                         Long.toString(tableRows),
                                         Integer.toString(level - done),
                                         Integer.toString(corrections),
-                                        Integer.toString(done)));
+                                        Integer.toString(done),
+                                        "deletion-vectors"));
                 vectorsInTotal += commits.get("deletionVectorsWritten");
                 done = level;
             }
@@ -479,7 +522,11 @@ final class BenchmarkRunner {
         // The size of one vector: 1,000 positions scattered over a 640,000-row file, against the
         // file's rows as a plain bitmap (80,000 bytes).
         java.util.Random random = new java.util.Random(7);
-        long[] positions = random.longs(1_000, 0, 640_000).distinct().toArray();
+        java.util.TreeSet<Long> distinct = new java.util.TreeSet<>();
+        while (distinct.size() < 1_000) {
+            distinct.add((long) random.nextInt(640_000));
+        }
+        long[] positions = distinct.stream().mapToLong(Long::longValue).toArray();
         byte[] bitmap = io.deltalite.flink.internal.merge.DeletionVector.of(positions).serialize();
         report.append(
                 String.format(
@@ -487,6 +534,18 @@ final class BenchmarkRunner {
                                 + " bitmap, %,d bytes in its vector file (plain bitmap of the file's"
                                 + " rows: 80,000 bytes)%n",
                         positions.length, bitmap.length, bitmap.length + 9));
+    }
+
+    /** The per-checkpoint wall times of a {@code commits} run, one map per checkpoint. */
+    private static List<Map<String, Long>> commitMillis(Map<String, Long> commits) {
+        List<Map<String, Long>> times = new ArrayList<>();
+        commits.forEach(
+                (key, value) -> {
+                    if (key.startsWith("commitMillis.")) {
+                        times.add(Map.of("millis", value));
+                    }
+                });
+        return times;
     }
 
     // ---------------------------------------------------------------- plumbing

@@ -68,9 +68,8 @@ final class KernelRowBatch implements RowBatch {
             int[] keyOrdinals,
             List<ValueType> keyTypes) {
         boolean[] live = new boolean[data.getSize()];
-        for (int row = 0; row < live.length; row++) {
-            live[row] = deleted.isEmpty() || !deleted.contains(firstPosition + row);
-        }
+        java.util.Arrays.fill(live, true);
+        deleted.clearDeleted(firstPosition, live);
         return new KernelRowBatch(
                 data, firstPosition, live, keyOrdinals, keyTypes.toArray(new ValueType[0]));
     }
@@ -114,6 +113,23 @@ final class KernelRowBatch implements RowBatch {
             }
         }
         return RowKey.adopt(values);
+    }
+
+    @Override
+    public boolean hasLongKey() {
+        return keyOrdinals.length == 1
+                && keyTypes[0] instanceof ValueType.Primitive primitive
+                && primitive.kind() == ValueType.Kind.BIGINT;
+    }
+
+    @Override
+    public boolean isKeyNullAt(int row) {
+        return keyVectors()[0].isNullAt(row);
+    }
+
+    @Override
+    public long longKeyAt(int row) {
+        return keyVectors()[0].getLong(row);
     }
 
     @Override

@@ -81,6 +81,30 @@ public final class DeletionVector {
         return bitmap != null && bitmap.contains((int) position);
     }
 
+    /**
+     * Clears {@code live[i]} for every deleted position {@code first + i}: the rows of a batch that
+     * starts at position {@code first}. Walks only the deleted positions in that range.
+     */
+    public void clearDeleted(long first, boolean[] live) {
+        long end = first + live.length; // exclusive
+        for (long bucketStart = first & ~0xFFFF_FFFFL; bucketStart < end; bucketStart += 1L << 32) {
+            RoaringBitmap bitmap = buckets.get((int) (bucketStart >>> 32));
+            if (bitmap == null) {
+                continue;
+            }
+            org.roaringbitmap.PeekableIntIterator deleted = bitmap.getIntIterator();
+            deleted.advanceIfNeeded((int) Math.max(first, bucketStart));
+            while (deleted.hasNext()) {
+                long position = bucketStart + Integer.toUnsignedLong(deleted.peekNext());
+                if (position >= end) {
+                    break;
+                }
+                live[(int) (position - first)] = false;
+                deleted.next();
+            }
+        }
+    }
+
     /** How many rows it deletes. */
     public long cardinality() {
         return cardinality;

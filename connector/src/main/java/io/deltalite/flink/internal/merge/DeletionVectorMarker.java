@@ -44,7 +44,7 @@ final class DeletionVectorMarker {
             long vectorBytes) {}
 
     /** Finds the rows of {@code keys} in {@code files} and marks them in {@code sink}. */
-    Marking mark(List<DataFile> files, Set<RowKey> keys, DeletionVectorSink sink) {
+    Marking mark(List<DataFile> files, KeyMatcher keys, DeletionVectorSink sink) {
         List<Callable<Located>> locates = new ArrayList<>(files.size());
         for (DataFile file : files) {
             locates.add(() -> locate(file, keys));
@@ -84,7 +84,7 @@ final class DeletionVectorMarker {
     }
 
     /** The positions of the live rows of {@code file} whose key is one of {@code keys}. */
-    private Located locate(DataFile file, Set<RowKey> keys) {
+    private Located locate(DataFile file, KeyMatcher keys) {
         long[] positions = new long[16];
         int count = 0;
         Set<RowKey> found = new HashSet<>();
@@ -96,8 +96,8 @@ final class DeletionVectorMarker {
                     if (!batch.isLive(row)) {
                         continue;
                     }
-                    RowKey key = batch.keyAt(row);
-                    if (key != null && keys.contains(key)) {
+                    RowKey key = keys.match(batch, row);
+                    if (key != null) {
                         if (count == positions.length) {
                             positions = Arrays.copyOf(positions, count * 2);
                         }

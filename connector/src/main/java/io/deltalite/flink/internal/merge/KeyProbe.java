@@ -2,7 +2,6 @@ package io.deltalite.flink.internal.merge;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -20,7 +19,7 @@ final class KeyProbe {
     }
 
     /** The files among {@code candidates} that hold at least one of {@code keys}. */
-    List<DataFile> filesHoldingAny(List<DataFile> candidates, Set<RowKey> keys) {
+    List<DataFile> filesHoldingAny(List<DataFile> candidates, KeyMatcher keys) {
         List<Callable<Boolean>> probes = new ArrayList<>(candidates.size());
         for (DataFile file : candidates) {
             probes.add(() -> holdsAny(file, keys));
@@ -35,16 +34,13 @@ final class KeyProbe {
         return matched;
     }
 
-    boolean holdsAny(DataFile file, Set<RowKey> keys) {
+    boolean holdsAny(DataFile file, KeyMatcher keys) {
         try (BatchStream batches = store.readKeys(file)) {
             while (batches.hasNext()) {
                 RowBatch batch = batches.next();
                 for (int row = 0; row < batch.size(); row++) {
-                    if (batch.isLive(row)) {
-                        RowKey key = batch.keyAt(row);
-                        if (key != null && keys.contains(key)) {
-                            return true;
-                        }
+                    if (batch.isLive(row) && keys.match(batch, row) != null) {
+                        return true;
                     }
                 }
             }

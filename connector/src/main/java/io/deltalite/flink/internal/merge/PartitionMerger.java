@@ -358,6 +358,7 @@ public final class PartitionMerger {
         Set<RowKey> keys =
                 changedKeys instanceof Set<RowKey> set ? set : new HashSet<>(changedKeys);
         List<DataFile> candidates = candidates(liveFiles, keys);
+        KeyMatcher matcher = KeyMatcher.of(keys);
         List<DataFile> toRewrite = new ArrayList<>();
         if (vectors != null) {
             // Committed files are marked; reading their keys for the positions is their probe.
@@ -369,16 +370,16 @@ public final class PartitionMerger {
                                 : committed)
                         .add(file);
             }
-            DeletionVectorMarker.Marking marking = marker.mark(committed, keys, vectors);
+            DeletionVectorMarker.Marking marking = marker.mark(committed, matcher, vectors);
             rewrite.probed += committed.size();
             rewrite.removed.addAll(marking.removed());
             rewrite.vectorOutput.addAll(marking.vectorFiles());
             rewrite.foundKeys.addAll(marking.foundKeys());
             rewrite.vectorBytes = marking.vectorBytes();
             toRewrite.addAll(marking.toRewrite());
-            toRewrite.addAll(probe(own, keys, rewrite));
+            toRewrite.addAll(probe(own, keys, matcher, rewrite));
         } else {
-            toRewrite.addAll(probe(candidates, keys, rewrite));
+            toRewrite.addAll(probe(candidates, keys, matcher, rewrite));
         }
         if (toRewrite.isEmpty()) {
             return rewrite;
@@ -393,7 +394,9 @@ public final class PartitionMerger {
         List<Callable<LaneOutput>> lanes = new ArrayList<>();
         for (List<DataFile> lane : balance(baseMatched, options.maxParallelFiles())) {
             lanes.add(
-                    () -> new LaneOutput(false, rewriteLane(partition, lane, keys, found, copied)));
+                    () ->
+                            new LaneOutput(
+                                    false, rewriteLane(partition, lane, matcher, found, copied)));
         }
         Set<RowKey> foundFresh = ConcurrentHashMap.newKeySet();
         if (!freshMatched.isEmpty()) {
@@ -403,7 +406,11 @@ public final class PartitionMerger {
                             new LaneOutput(
                                     true,
                                     rewriteLane(
-                                            partition, freshMatched, keys, foundFresh, ignored)));
+                                            partition,
+                                            freshMatched,
+                                            matcher,
+                                            foundFresh,
+                                            ignored)));
         }
         List<LaneOutput> outputs =
                 parallel.runAll(lanes, output -> output.files.forEach(store::deleteUncommitted));
@@ -433,7 +440,8 @@ public final class PartitionMerger {
     }
 
     /** The candidates that hold a changed key, as far as the prune strategy asks to find out. */
-    private List<DataFile> probe(List<DataFile> candidates, Set<RowKey> keys, Rewrite rewrite) {
+    private List<DataFile> probe(
+            List<DataFile> candidates, Set<RowKey> keys, KeyMatcher matcher, Rewrite rewrite) {
         if (options.pruneStrategy() != PruneStrategy.PROBE || candidates.isEmpty()) {
             return candidates;
         }
@@ -450,7 +458,7 @@ public final class PartitionMerger {
         }
         rewrite.probed += uncertain.size();
         if (!uncertain.isEmpty()) {
-            matched.addAll(probe.filesHoldingAny(uncertain, keys));
+            matched.addAll(probe.filesHoldingAny(uncertain, matcher));
         }
         return matched;
     }
@@ -463,7 +471,7 @@ public final class PartitionMerger {
     private List<DataFile> rewriteLane(
             PartitionValues partition,
             List<DataFile> files,
-            Set<RowKey> keys,
+            KeyMatcher keys,
             Set<RowKey> found,
             LongAdder copied) {
         return store.write(partition, new SurvivorStream(store, files, keys, found, copied));

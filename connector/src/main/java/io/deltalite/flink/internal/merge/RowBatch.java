@@ -19,6 +19,25 @@ public interface RowBatch {
     /** The match key of {@code row}, or {@code null} when one of its key columns is null. */
     RowKey keyAt(int row);
 
+    /**
+     * Whether the key is one {@code BIGINT} column that {@link #longKeyAt} reads without boxing:
+     * then {@code keyAt(row)} is null exactly when {@link #isKeyNullAt} and otherwise holds the
+     * {@code Long} of {@code longKeyAt(row)}.
+     */
+    default boolean hasLongKey() {
+        return false;
+    }
+
+    /** With {@link #hasLongKey()}: whether the key of {@code row} is null. */
+    default boolean isKeyNullAt(int row) {
+        throw new UnsupportedOperationException("no single BIGINT key");
+    }
+
+    /** With {@link #hasLongKey()}: the key of {@code row}, which is not null. */
+    default long longKeyAt(int row) {
+        throw new UnsupportedOperationException("no single BIGINT key");
+    }
+
     /** A view of this batch in which only the rows with {@code keep[row]} stay live. */
     RowBatch retain(boolean[] keep);
 }

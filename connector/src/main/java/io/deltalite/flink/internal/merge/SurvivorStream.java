@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class SurvivorStream implements BatchStream {
     private final DataFileStore store;
     private final Iterator<DataFile> files;
-    private final Set<RowKey> changedKeys;
+    private final KeyMatcher changedKeys;
     private final Set<RowKey> foundKeys;
     private final LongAdder keptRows;
     private BatchStream current;
@@ -26,7 +26,7 @@ final class SurvivorStream implements BatchStream {
     SurvivorStream(
             DataFileStore store,
             List<DataFile> files,
-            Set<RowKey> changedKeys,
+            KeyMatcher changedKeys,
             Set<RowKey> foundKeys,
             LongAdder keptRows) {
         this.store = store;
@@ -69,8 +69,8 @@ final class SurvivorStream implements BatchStream {
             if (!batch.isLive(row)) {
                 continue;
             }
-            RowKey key = batch.keyAt(row);
-            if (key != null && changedKeys.contains(key)) {
+            RowKey key = changedKeys.match(batch, row);
+            if (key != null) {
                 if (foundKeys != null) {
                     foundKeys.add(key);
                 }

@@ -1,0 +1,100 @@
+package io.deltalite.flink.internal.merge;
+
+import java.util.Set;
+
+/**
+ * Which rows of a batch hold one of a set of changed keys — the inner loop of every probe, rewrite
+ * and deletion-vector merge, run once per row of each file read.
+ *
+ * <p>When every changed key is a single {@code Long} and the batch can hand its key column out as
+ * longs ({@link RowBatch#longKeyAt}), rows are matched against a primitive hash set without
+ * building a key object per row; a key is built only for the rows that match. Otherwise each row's
+ * {@link RowKey} is looked up. Both ways match exactly the rows whose key equals a changed key
+ * ({@code Long.equals} is {@code ==} on the value).
+ */
+final class KeyMatcher {
+    private final Set<RowKey> keys;
+
+    /** Open-addressing table of the keys' values, or null when not every key is one Long. */
+    private final long[] table;
+
+    private final boolean hasZero;
+    private final int mask;
+
+    private KeyMatcher(Set<RowKey> keys, long[] table, boolean hasZero) {
+        this.keys = keys;
+        this.table = table;
+        this.hasZero = hasZero;
+        this.mask = table == null ? 0 : table.length - 1;
+    }
+
+    static KeyMatcher of(Set<RowKey> keys) {
+        for (RowKey key : keys) {
+            if (key.size() != 1 || !(key.get(0) instanceof Long)) {
+                return new KeyMatcher(keys, null, false);
+            }
+        }
+        // Load factor at most 1/2; 0 marks an empty slot, so the key 0 is kept aside.
+        int capacity = Integer.highestOneBit(Math.max(2, keys.size()) * 2 - 1) << 1;
+        long[] table = new long[capacity];
+        boolean hasZero = false;
+        for (RowKey key : keys) {
+            long value = (Long) key.get(0);
+            if (value == 0) {
+                hasZero = true;
+                continue;
+            }
+            int slot = slot(value, capacity - 1);
+            while (table[slot] != 0 && table[slot] != value) {
+                slot = (slot + 1) & (capacity - 1);
+            }
+            table[slot] = value;
+        }
+        return new KeyMatcher(keys, table, hasZero);
+    }
+
+    /** The key of {@code row} if it is one of the changed keys (and not null), else null. */
+    RowKey match(RowBatch batch, int row) {
+        if (table != null && batch.hasLongKey()) {
+            if (batch.isKeyNullAt(row)) {
+                return null;
+            }
+            long value = batch.longKeyAt(row);
+            return contains(value) ? RowKey.adopt(new Object[] {value}) : null;
+        }
+        RowKey key = batch.keyAt(row);
+        return key != null && keys.contains(key) ? key : null;
+    }
+
+    private boolean contains(long value) {
+        if (value == 0) {
+            return hasZero;
+        }
+        int slot = slot(value, mask);
+        while (true) {
+            long present = table[slot];
+            if (present == value) {
+                return true;
+            }
+            if (present == 0) {
+                return false;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    private static int slot(long value, int mask) {
+        long mixed = value * 0x9E3779B97F4A7C15L;
+        return (int) (mixed ^ (mixed >>> 32)) & mask;
+    }
+
+    @Override
+    public String toString() {
+        return "KeyMatcher[" + keys.size() + " keys" + (table == null ? "" : ", as longs") + "]";
+    }
+
+    /** For tests: whether rows are matched as primitive longs. */
+    boolean matchesLongs() {
+        return table != null;
+    }
+}
