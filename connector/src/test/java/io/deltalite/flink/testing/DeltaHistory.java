@@ -63,26 +63,15 @@ public final class DeltaHistory {
      */
     public static List<String> uncommittedDataFiles(Path table) {
         java.util.Set<String> added = new java.util.HashSet<>();
-        try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
-            for (Path file :
-                    files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))
-                            .toList()) {
-                for (String line : Files.readAllLines(file)) {
-                    if (!line.isBlank()) {
-                        JsonNode action = JSON.readTree(line);
-                        if (action.has("add")) {
-                            String path = action.get("add").get("path").asText();
-                            added.add(path.substring(path.lastIndexOf('/') + 1));
-                            String vectorFile = vectorFile(table, action.get("add"));
-                            if (vectorFile != null) {
-                                added.add(Path.of(vectorFile).getFileName().toString());
-                            }
-                        }
-                    }
+        for (JsonNode action : actions(table)) {
+            if (action.has("add")) {
+                String path = action.get("add").get("path").asText();
+                added.add(path.substring(path.lastIndexOf('/') + 1));
+                String vectorFile = vectorFile(table, action.get("add"));
+                if (vectorFile != null) {
+                    added.add(Path.of(vectorFile).getFileName().toString());
                 }
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
         List<String> uncommitted = new ArrayList<>();
         try (Stream<Path> files = Files.walk(table)) {
@@ -109,31 +98,18 @@ public final class DeltaHistory {
     public static List<String> missingReferencedFiles(Path table) {
         // By path and deletion vector: giving a file a new vector removes and adds the same path.
         java.util.Map<String, String> live = new java.util.LinkedHashMap<>();
-        try (Stream<Path> files = Files.list(table.resolve("_delta_log"))) {
-            for (Path file :
-                    files.filter(f -> f.getFileName().toString().matches("\\d{20}\\.json"))
-                            .sorted()
-                            .toList()) {
-                for (String line : Files.readAllLines(file)) {
-                    if (line.isBlank()) {
-                        continue;
-                    }
-                    JsonNode action = JSON.readTree(line);
-                    if (action.has("add")) {
-                        JsonNode add = action.get("add");
-                        live.put(identity(add), add.get("path").asText());
-                        String vectorFile = vectorFile(table, add);
-                        if (vectorFile != null) {
-                            live.put(identity(add) + "#file", vectorFile);
-                        }
-                    } else if (action.has("remove")) {
-                        live.remove(identity(action.get("remove")));
-                        live.remove(identity(action.get("remove")) + "#file");
-                    }
+        for (JsonNode action : actions(table)) {
+            if (action.has("add")) {
+                JsonNode add = action.get("add");
+                live.put(identity(add), add.get("path").asText());
+                String vectorFile = vectorFile(table, add);
+                if (vectorFile != null) {
+                    live.put(identity(add) + "#file", vectorFile);
                 }
+            } else if (action.has("remove")) {
+                live.remove(identity(action.get("remove")));
+                live.remove(identity(action.get("remove")) + "#file");
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
         List<String> missing = new ArrayList<>();
         java.net.URI root = table.toUri();
