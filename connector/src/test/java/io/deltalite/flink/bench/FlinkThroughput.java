@@ -68,7 +68,8 @@ final class FlinkThroughput {
             Path table,
             long keys,
             long checkpointMillis,
-            double recordsPerSecond)
+            double recordsPerSecond,
+            io.deltalite.flink.sink.WriteMode writeMode)
             throws Exception {
         long records = keys + keys / 9; // 10% of all records are updates
         String location = table.toString();
@@ -94,6 +95,9 @@ final class FlinkThroughput {
                                 .rowType(ROW_TYPE)
                                 .primaryKey("id")
                                 .partitionKey("part")
+                                .option(
+                                        io.deltalite.flink.sink.DeltaLiteOptions.WRITE_MODE,
+                                        writeMode.toString())
                                 .commitListener(
                                         (checkpoint, stats, millis) ->
                                                 COMMITTED

@@ -2,6 +2,7 @@ package io.deltalite.flink.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.deltalite.flink.sink.WriteMode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,7 @@ class FlinkThroughputBenchmark {
     void smallRunReportsThroughputAndCommitLatency(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         FlinkThroughput.Result result =
-                FlinkThroughput.run(cluster, dir.resolve("small"), 30_000, 500, 0);
+                FlinkThroughput.run(cluster, dir.resolve("small"), 30_000, 500, 0, WriteMode.AUTO);
         assertThat(result.recordsPerSecond()).isPositive();
         assertThat(result.commits()).isPositive();
         assertThat(result.commitLatenciesMillis())
@@ -54,32 +55,59 @@ class FlinkThroughputBenchmark {
     @Tag("benchmark")
     void oneMillionKeys(@InjectMiniCluster MiniCluster cluster) throws Exception {
         int repetitions = Integer.getInteger("bench.repetitions", 3);
-        List<FlinkThroughput.Result> unthrottled = new ArrayList<>();
-        List<FlinkThroughput.Result> steady = new ArrayList<>();
-        for (int i = 0; i < repetitions; i++) {
-            unthrottled.add(
-                    FlinkThroughput.run(cluster, dir.resolve("max-" + i), 1_000_000, 5_000, 0));
-            // At a steady 20,000 records/s the run spans about ten checkpoints.
-            steady.add(
-                    FlinkThroughput.run(
-                            cluster, dir.resolve("steady-" + i), 1_000_000, 5_000, 20_000));
-        }
         StringBuilder report = new StringBuilder("\n### 6. End-to-end Flink throughput\n\n");
         report.append(
-                "| run | source | records | records/s | commits | commit latency p50 ms | p99 ms |\n");
-        report.append("| --- | --- | --- | --- | --- | --- | --- |\n");
-        appendRows(report, unthrottled, "as fast as possible");
-        appendRows(report, steady, "20,000 records/s");
+                "| write mode | run | source | records | records/s | commits | commit latency p50 ms"
+                        + " | p99 ms |\n");
+        report.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        // The table the sink creates allows deletion vectors, so auto writes them; modes alternate.
+        java.util.Map<WriteMode, List<FlinkThroughput.Result>> unthrottled =
+                new java.util.EnumMap<>(WriteMode.class);
+        java.util.Map<WriteMode, List<FlinkThroughput.Result>> steady =
+                new java.util.EnumMap<>(WriteMode.class);
+        List<WriteMode> modes = List.of(WriteMode.COPY_ON_WRITE, WriteMode.AUTO);
+        for (int i = 0; i < repetitions; i++) {
+            for (WriteMode mode : modes) {
+                unthrottled
+                        .computeIfAbsent(mode, m -> new ArrayList<>())
+                        .add(
+                                FlinkThroughput.run(
+                                        cluster,
+                                        dir.resolve(mode + "-max-" + i),
+                                        1_000_000,
+                                        5_000,
+                                        0,
+                                        mode));
+                // At a steady 20,000 records/s the run spans about ten checkpoints.
+                steady.computeIfAbsent(mode, m -> new ArrayList<>())
+                        .add(
+                                FlinkThroughput.run(
+                                        cluster,
+                                        dir.resolve(mode + "-steady-" + i),
+                                        1_000_000,
+                                        5_000,
+                                        20_000,
+                                        mode));
+            }
+        }
+        for (WriteMode mode : modes) {
+            appendRows(report, mode, unthrottled.get(mode), "as fast as possible");
+            appendRows(report, mode, steady.get(mode), "20,000 records/s");
+        }
         System.out.println(report);
     }
 
     private static void appendRows(
-            StringBuilder report, List<FlinkThroughput.Result> results, String source) {
+            StringBuilder report,
+            WriteMode mode,
+            List<FlinkThroughput.Result> results,
+            String source) {
         for (int i = 0; i < results.size(); i++) {
             FlinkThroughput.Result r = results.get(i);
             report.append(
                     String.format(
-                            "| %d | %s | %,d | %,.0f | %d | %d | %d |%n",
+                            "| %s | %d | %s | %,d | %,.0f | %d | %d | %d |%n",
+                            mode,
                             i + 1,
                             source,
                             r.records(),

@@ -103,12 +103,14 @@ final class DeletionVectorFiles {
         String path = path(ref);
         try (InputStream stream = fileIO.newInputFile(path, -1).newStream();
                 DataInputStream in = new DataInputStream(stream)) {
-            in.skipNBytes(ref.offset());
+            // A descriptor without an offset names the file's only vector, after its version byte.
+            int offset = ref.offset() < 0 ? 1 : ref.offset();
+            in.skipNBytes(offset);
             int size = in.readInt();
             if (ref.sizeInBytes() >= 0 && size != ref.sizeInBytes()) {
                 throw new IOException(
                         "the vector at offset "
-                                + ref.offset()
+                                + offset
                                 + " of "
                                 + path
                                 + " has "
@@ -121,8 +123,7 @@ final class DeletionVectorFiles {
             CRC32 crc = new CRC32();
             crc.update(data);
             if ((int) crc.getValue() != checksum) {
-                throw new IOException(
-                        "checksum mismatch at offset " + ref.offset() + " of " + path);
+                throw new IOException("checksum mismatch at offset " + offset + " of " + path);
             }
             return data;
         }

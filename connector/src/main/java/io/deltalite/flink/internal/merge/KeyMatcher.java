@@ -13,6 +13,9 @@ import java.util.Set;
  * ({@code Long.equals} is {@code ==} on the value).
  */
 final class KeyMatcher {
+    /** Above this many keys the table would be large beside the key set: keys are looked up. */
+    private static final int MAX_PRIMITIVE_KEYS = 1 << 26;
+
     private final Set<RowKey> keys;
 
     /** Open-addressing table of the keys' values, or null when not every key is one Long. */
@@ -29,6 +32,9 @@ final class KeyMatcher {
     }
 
     static KeyMatcher of(Set<RowKey> keys) {
+        if (keys.size() > MAX_PRIMITIVE_KEYS) {
+            return new KeyMatcher(keys, null, false);
+        }
         for (RowKey key : keys) {
             if (key.size() != 1 || !(key.get(0) instanceof Long)) {
                 return new KeyMatcher(keys, null, false);
