@@ -40,6 +40,11 @@ public final class StorageFaults {
         armed = null;
     }
 
+    /** Whether a fault is armed: file access opened while none is armed is not watched. */
+    static boolean isArmed() {
+        return armed != null;
+    }
+
     static void at(Operation operation, String path, boolean done) throws IOException {
         Fault fault = armed;
         if (fault != null) {
