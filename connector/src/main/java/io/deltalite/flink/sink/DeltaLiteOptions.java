@@ -126,4 +126,40 @@ public final class DeltaLiteOptions {
                             "In deletion-vector mode, a file whose deletion vector would delete"
                                     + " more than this share of its rows is rewritten instead,"
                                     + " so that readers do not drag mostly deleted files.");
+
+    public static final ConfigOption<Boolean> COMPACTION_ENABLED =
+            ConfigOptions.key("compaction.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether each writer, after a checkpoint's merge, compacts the"
+                                    + " partitions it touched: small files are merged by size"
+                                    + " tier, and files whose deletion vectors delete more than"
+                                    + " compaction.deleted-rows-threshold are rewritten. Committed"
+                                    + " in the checkpoint's commit with dataChange = false.");
+
+    public static final ConfigOption<MemorySize> COMPACTION_SMALL_FILE_SIZE =
+            ConfigOptions.key("compaction.small-file-size")
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Data files below this size are small and get merged. Defaults to a"
+                                    + " quarter of the target file size.");
+
+    public static final ConfigOption<MemorySize> COMPACTION_MAX_BYTES_PER_CHECKPOINT =
+            ConfigOptions.key("compaction.max-bytes-per-checkpoint")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(256))
+                    .withDescription(
+                            "Bytes of data files one writer may read for compaction per"
+                                    + " checkpoint; bounds the time compaction adds to a"
+                                    + " checkpoint.");
+
+    public static final ConfigOption<Double> COMPACTION_DELETED_ROWS_THRESHOLD =
+            ConfigOptions.key("compaction.deleted-rows-threshold")
+                    .doubleType()
+                    .defaultValue(0.2)
+                    .withDescription(
+                            "A data file whose deletion vector deletes more than this share of"
+                                    + " its rows is rewritten without them by compaction.");
 }

@@ -116,6 +116,33 @@ public final class DeltaLiteConnectorOptions {
                     .defaultValue(DeltaLiteOptions.DV_REWRITE_THRESHOLD.defaultValue())
                     .withDescription(DeltaLiteOptions.DV_REWRITE_THRESHOLD.description());
 
+    public static final ConfigOption<Boolean> SINK_COMPACTION_ENABLED =
+            ConfigOptions.key("sink." + DeltaLiteOptions.COMPACTION_ENABLED.key())
+                    .booleanType()
+                    .defaultValue(DeltaLiteOptions.COMPACTION_ENABLED.defaultValue())
+                    .withDescription(DeltaLiteOptions.COMPACTION_ENABLED.description());
+
+    public static final ConfigOption<MemorySize> SINK_COMPACTION_SMALL_FILE_SIZE =
+            ConfigOptions.key("sink." + DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE.key())
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription(DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE.description());
+
+    public static final ConfigOption<MemorySize> SINK_COMPACTION_MAX_BYTES_PER_CHECKPOINT =
+            ConfigOptions.key("sink." + DeltaLiteOptions.COMPACTION_MAX_BYTES_PER_CHECKPOINT.key())
+                    .memoryType()
+                    .defaultValue(
+                            DeltaLiteOptions.COMPACTION_MAX_BYTES_PER_CHECKPOINT.defaultValue())
+                    .withDescription(
+                            DeltaLiteOptions.COMPACTION_MAX_BYTES_PER_CHECKPOINT.description());
+
+    public static final ConfigOption<Double> SINK_COMPACTION_DELETED_ROWS_THRESHOLD =
+            ConfigOptions.key("sink." + DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD.key())
+                    .doubleType()
+                    .defaultValue(DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD.defaultValue())
+                    .withDescription(
+                            DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD.description());
+
     public static final ConfigOption<Integer> SINK_COMMIT_RETRIES =
             ConfigOptions.key("sink." + DeltaLiteOptions.COMMIT_RETRIES.key())
                     .intType()

@@ -54,6 +54,10 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
                 DeltaLiteConnectorOptions.SINK_WRITE_MODE,
                 DeltaLiteConnectorOptions.SINK_DV_REWRITE_THRESHOLD,
+                DeltaLiteConnectorOptions.SINK_COMPACTION_ENABLED,
+                DeltaLiteConnectorOptions.SINK_COMPACTION_SMALL_FILE_SIZE,
+                DeltaLiteConnectorOptions.SINK_COMPACTION_MAX_BYTES_PER_CHECKPOINT,
+                DeltaLiteConnectorOptions.SINK_COMPACTION_DELETED_ROWS_THRESHOLD,
                 DeltaLiteConnectorOptions.SINK_COMMIT_RETRIES,
                 DeltaLiteConnectorOptions.SINK_NULL_KEY_POLICY,
                 DeltaLiteConnectorOptions.SINK_S3_SINGLE_WRITER);
@@ -129,6 +133,26 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_DV_REWRITE_THRESHOLD,
                 DeltaLiteOptions.DV_REWRITE_THRESHOLD);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_COMPACTION_ENABLED,
+                DeltaLiteOptions.COMPACTION_ENABLED);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_COMPACTION_SMALL_FILE_SIZE,
+                DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_COMPACTION_MAX_BYTES_PER_CHECKPOINT,
+                DeltaLiteOptions.COMPACTION_MAX_BYTES_PER_CHECKPOINT);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_COMPACTION_DELETED_ROWS_THRESHOLD,
+                DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD);
         copy(
                 options,
                 builder,

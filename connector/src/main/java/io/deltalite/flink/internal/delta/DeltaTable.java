@@ -74,6 +74,7 @@ public final class DeltaTable implements MergeTable {
     private final FileJournal journal;
     private final StagedKeyFiles stagedKeys;
     private final DeletionVectorFiles deletionVectors;
+    private final long targetFileSize;
 
     private DeltaTable(
             String location,
@@ -82,7 +83,9 @@ public final class DeltaTable implements MergeTable {
             FileIO fileIO,
             TableSchema schema,
             StructType kernelSchema,
-            Row writeState) {
+            Row writeState,
+            long targetFileSize) {
+        this.targetFileSize = targetFileSize;
         this.journal = new FileJournal(tablePath, fileIO);
         this.stagedKeys = new StagedKeyFiles(tablePath, fileIO);
         this.deletionVectors = new DeletionVectorFiles(tablePath, fileIO);
@@ -133,8 +136,9 @@ public final class DeltaTable implements MergeTable {
         TableFeatureCheck.requireWritable(snapshot, location);
         TableSchema schema = schemaOf(snapshot, definition, location);
 
+        long targetFileSize = targetFileSize(options, snapshot);
         Engine engine =
-                DefaultEngine.create(new TrackingFileIO(fileIO, settings(options, snapshot)));
+                DefaultEngine.create(new TrackingFileIO(fileIO, settings(options, targetFileSize)));
         Row writeState;
         try {
             writeState =
@@ -152,7 +156,14 @@ public final class DeltaTable implements MergeTable {
                     e);
         }
         return new DeltaTable(
-                location, tablePath, engine, fileIO, schema, snapshot.getSchema(), writeState);
+                location,
+                tablePath,
+                engine,
+                fileIO,
+                schema,
+                snapshot.getSchema(),
+                writeState,
+                targetFileSize);
     }
 
     /**
@@ -386,11 +397,13 @@ public final class DeltaTable implements MergeTable {
         return new TableSchema(columns, definition.primaryKey(), partitionColumns);
     }
 
-    private static Map<String, String> settings(MergeOptions options, Snapshot snapshot) {
-        long targetFileSize = options.targetFileSizeBytes();
-        if (targetFileSize == 0) {
-            targetFileSize = tableTargetFileSize(snapshot);
-        }
+    private static long targetFileSize(MergeOptions options, Snapshot snapshot) {
+        return options.targetFileSizeBytes() != 0
+                ? options.targetFileSizeBytes()
+                : tableTargetFileSize(snapshot);
+    }
+
+    private static Map<String, String> settings(MergeOptions options, long targetFileSize) {
         Map<String, String> settings = new HashMap<>();
         settings.put(
                 "delta.kernel.default.parquet.writer.targetMaxFileSize",
@@ -414,6 +427,11 @@ public final class DeltaTable implements MergeTable {
             }
         }
         return MergeOptions.DEFAULT_TARGET_FILE_SIZE;
+    }
+
+    @Override
+    public long targetFileSizeBytes() {
+        return targetFileSize;
     }
 
     @Override

@@ -315,24 +315,9 @@ final class DeltaTableSnapshot implements TableSnapshot {
         // A file given a deletion vector is removed as it was listed and added back from that
         // listing, with the new vector: same path, size, time, tags and row-tracking fields.
         Map<String, Row> removedAdds = new HashMap<>();
-        commit.removed()
-                .forEach(
-                        (partition, removed) -> {
-                            for (DataFile file : removed) {
-                                Row add = listedAdds.get(file.identity());
-                                if (add == null) {
-                                    throw new IllegalStateException(
-                                            "File "
-                                                    + file.path()
-                                                    + " is not live in version "
-                                                    + snapshot.getVersion()
-                                                    + " of "
-                                                    + table.location());
-                                }
-                                actions.add(KernelInternals.removeAction(add, now));
-                                removedAdds.put(file.path(), add);
-                            }
-                        });
+        addRemoves(commit.removed(), true, now, actions, removedAdds);
+        // Compaction changes no row: readers of changes (and streaming readers) skip it.
+        addRemoves(commit.compacted(), false, now, actions, new HashMap<>());
         boolean vectorsAllowed = allowsDeletionVectors();
         commit.added()
                 .forEach(
@@ -349,20 +334,14 @@ final class DeltaTableSnapshot implements TableSnapshot {
                                     statuses.add(toStatus(file));
                                 }
                             }
-                            try (CloseableIterator<Row> appends =
-                                    Transaction.generateAppendActions(
-                                            engine,
-                                            state,
-                                            KernelIterators.of(statuses.iterator()),
-                                            Transaction.getWriteContext(
-                                                    engine,
-                                                    state,
-                                                    files.partitionCodec()
-                                                            .toLiterals(partition)))) {
-                                appends.forEachRemaining(actions::add);
-                            } catch (IOException e) {
-                                throw new UncheckedIOException(e);
-                            }
+                            appendActions(state, partition, statuses, true, actions);
+                        });
+        commit.compactedInto()
+                .forEach(
+                        (partition, added) -> {
+                            List<DataFileStatus> statuses = new ArrayList<>(added.size());
+                            added.forEach(file -> statuses.add(toStatus(file)));
+                            appendActions(state, partition, statuses, false, actions);
                         });
         TransactionCommitResult result;
         try {
@@ -385,6 +364,58 @@ final class DeltaTableSnapshot implements TableSnapshot {
         }
         runPostCommitHooks(result);
         return result.getVersion();
+    }
+
+    /** Remove actions for {@code files}, each as this snapshot lists it. */
+    private void addRemoves(
+            Map<PartitionValues, List<DataFile>> files,
+            boolean dataChange,
+            long now,
+            List<Row> actions,
+            Map<String, Row> removedAdds) {
+        files.forEach(
+                (partition, removed) -> {
+                    for (DataFile file : removed) {
+                        Row add = listedAdds.get(file.identity());
+                        if (add == null) {
+                            throw new IllegalStateException(
+                                    "File "
+                                            + file.path()
+                                            + " is not live in version "
+                                            + snapshot.getVersion()
+                                            + " of "
+                                            + table.location());
+                        }
+                        actions.add(KernelInternals.removeAction(add, now, dataChange));
+                        removedAdds.put(file.path(), add);
+                    }
+                });
+    }
+
+    /** Add actions for new files of {@code partition}, as Kernel generates them. */
+    private void appendActions(
+            Row state,
+            PartitionValues partition,
+            List<DataFileStatus> statuses,
+            boolean dataChange,
+            List<Row> actions) {
+        try (CloseableIterator<Row> appends =
+                Transaction.generateAppendActions(
+                        engine,
+                        state,
+                        KernelIterators.of(statuses.iterator()),
+                        Transaction.getWriteContext(
+                                engine, state, files.partitionCodec().toLiterals(partition)))) {
+            while (appends.hasNext()) {
+                Row action = appends.next();
+                actions.add(
+                        dataChange
+                                ? action
+                                : KernelInternals.withoutDataChange(action, files.dataSchema()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private Row vectorAdd(DataFile file, Row listed, boolean vectorsAllowed) {

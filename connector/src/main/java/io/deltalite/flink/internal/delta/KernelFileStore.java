@@ -52,6 +52,7 @@ final class KernelFileStore implements DataFileStore {
     private final List<Column> keyColumns;
     private final PartitionValueCodec partitionCodec;
     private final KeyStatisticsReader statisticsReader;
+    private final TableRowDecoder rowDecoder;
 
     KernelFileStore(DeltaTable table) {
         this.table = table;
@@ -73,6 +74,7 @@ final class KernelFileStore implements DataFileStore {
         this.keyColumns = List.copyOf(columns);
         this.partitionCodec = new PartitionValueCodec(schema);
         this.statisticsReader = new KeyStatisticsReader(dataSchema, keyNames, keyTypes);
+        this.rowDecoder = new TableRowDecoder(schema);
     }
 
     StructType dataSchema() {
@@ -89,19 +91,20 @@ final class KernelFileStore implements DataFileStore {
 
     @Override
     public BatchStream readKeys(DataFile file) {
-        return read(file, keySchema, keyOnlyOrdinals);
+        return read(file, keySchema, keyOnlyOrdinals, null);
     }
 
     @Override
     public BatchStream readRows(DataFile file) {
-        return read(file, dataSchema, dataKeyOrdinals);
+        return read(file, dataSchema, dataKeyOrdinals, rowDecoder);
     }
 
     /**
      * Streams the rows of {@code file} in their physical order; each batch knows the position of
      * its first row, and a deletion vector of the file marks its rows as not live.
      */
-    private BatchStream read(DataFile file, StructType columns, int[] keyOrdinals) {
+    private BatchStream read(
+            DataFile file, StructType columns, int[] keyOrdinals, TableRowDecoder rows) {
         DeletionVector deleted = readDeletionVector(file);
         CloseableIterator<ColumnarBatch> physical;
         try {
@@ -128,7 +131,8 @@ final class KernelFileStore implements DataFileStore {
                         batch -> {
                             long first = nextPosition[0];
                             nextPosition[0] += batch.getSize();
-                            return KernelRowBatch.of(batch, first, deleted, keyOrdinals, keyTypes);
+                            return KernelRowBatch.of(
+                                    batch, first, deleted, keyOrdinals, keyTypes, rows);
                         }));
     }
 
@@ -198,7 +202,8 @@ final class KernelFileStore implements DataFileStore {
                 new RowsColumnarBatch(schema, dataSchema, rows),
                 Optional.empty(),
                 dataKeyOrdinals,
-                keyTypes);
+                keyTypes,
+                rowDecoder);
     }
 
     @Override

@@ -18,13 +18,38 @@ final class KernelInternals {
 
     /**
      * The remove action for the file described by {@code addFile} (the {@code add} struct of a
-     * scan-file row): same path, partition values, size, statistics and deletion vector, with
-     * {@code dataChange = true} and the given deletion time.
+     * scan-file row): same path, partition values, size, statistics and deletion vector, with the
+     * given {@code dataChange} and deletion time.
      */
-    static Row removeAction(Row addFile, long deletionTimestampMillis) {
+    static Row removeAction(Row addFile, long deletionTimestampMillis, boolean dataChange) {
         Row remove =
-                new AddFile(addFile).toRemoveFileRow(true, Optional.of(deletionTimestampMillis));
+                new AddFile(addFile)
+                        .toRemoveFileRow(dataChange, Optional.of(deletionTimestampMillis));
         return SingleAction.createRemoveFileSingleAction(remove);
+    }
+
+    /**
+     * {@code appendAction} (an add action as {@code Transaction.generateAppendActions} makes it)
+     * with {@code dataChange = false}, everything else kept: for files that only rearrange rows.
+     */
+    static Row withoutDataChange(
+            Row appendAction, io.delta.kernel.types.StructType physicalSchema) {
+        int ordinal = appendAction.getSchema().indexOf("add");
+        AddFile add = new AddFile(appendAction.getStruct(ordinal));
+        Row row =
+                AddFile.createAddFileRow(
+                        physicalSchema,
+                        add.getPath(),
+                        add.getPartitionValues(),
+                        add.getSize(),
+                        add.getModificationTime(),
+                        false,
+                        add.getDeletionVector(),
+                        add.getTags(),
+                        add.getBaseRowId(),
+                        add.getDefaultRowCommitVersion(),
+                        add.getStats(physicalSchema));
+        return SingleAction.createAddFileSingleAction(row);
     }
 
     /**

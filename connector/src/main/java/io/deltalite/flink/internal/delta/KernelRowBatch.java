@@ -19,6 +19,10 @@ final class KernelRowBatch implements RowBatch {
     private final boolean[] live;
     private final int[] keyOrdinals;
     private final ValueType[] keyTypes;
+
+    /** Decodes complete rows, or null when the batch holds only key columns. */
+    private final TableRowDecoder rows;
+
     private ColumnVector[] keyVectors;
 
     private KernelRowBatch(
@@ -26,12 +30,14 @@ final class KernelRowBatch implements RowBatch {
             long firstPosition,
             boolean[] live,
             int[] keyOrdinals,
-            ValueType[] keyTypes) {
+            ValueType[] keyTypes,
+            TableRowDecoder rows) {
         this.data = data;
         this.firstPosition = firstPosition;
         this.live = live;
         this.keyOrdinals = keyOrdinals;
         this.keyTypes = keyTypes;
+        this.rows = rows;
     }
 
     /**
@@ -42,7 +48,8 @@ final class KernelRowBatch implements RowBatch {
             ColumnarBatch data,
             Optional<ColumnVector> selection,
             int[] keyOrdinals,
-            List<ValueType> keyTypes) {
+            List<ValueType> keyTypes,
+            TableRowDecoder rows) {
         boolean[] live = new boolean[data.getSize()];
         if (selection.isPresent()) {
             ColumnVector selected = selection.get();
@@ -52,7 +59,8 @@ final class KernelRowBatch implements RowBatch {
         } else {
             java.util.Arrays.fill(live, true);
         }
-        return new KernelRowBatch(data, -1, live, keyOrdinals, keyTypes.toArray(new ValueType[0]));
+        return new KernelRowBatch(
+                data, -1, live, keyOrdinals, keyTypes.toArray(new ValueType[0]), rows);
     }
 
     /**
@@ -60,18 +68,20 @@ final class KernelRowBatch implements RowBatch {
      *
      * @param firstPosition the position of the batch's first row in its file
      * @param deleted the file's deletion vector: the rows it holds are not live
+     * @param rows decodes complete rows, or null when {@code data} holds only the key columns
      */
     static KernelRowBatch of(
             ColumnarBatch data,
             long firstPosition,
             io.deltalite.flink.internal.merge.DeletionVector deleted,
             int[] keyOrdinals,
-            List<ValueType> keyTypes) {
+            List<ValueType> keyTypes,
+            TableRowDecoder rows) {
         boolean[] live = new boolean[data.getSize()];
         java.util.Arrays.fill(live, true);
         deleted.clearDeleted(firstPosition, live);
         return new KernelRowBatch(
-                data, firstPosition, live, keyOrdinals, keyTypes.toArray(new ValueType[0]));
+                data, firstPosition, live, keyOrdinals, keyTypes.toArray(new ValueType[0]), rows);
     }
 
     @Override
@@ -138,7 +148,15 @@ final class KernelRowBatch implements RowBatch {
         for (int row = 0; row < retained.length; row++) {
             retained[row] = live[row] && keep[row];
         }
-        return new KernelRowBatch(data, firstPosition, retained, keyOrdinals, keyTypes);
+        return new KernelRowBatch(data, firstPosition, retained, keyOrdinals, keyTypes, rows);
+    }
+
+    @Override
+    public Object[] rowAt(int row) {
+        if (rows == null) {
+            throw new IllegalStateException("a batch read for its keys holds no complete rows");
+        }
+        return rows.decode(data, row);
     }
 
     boolean hasLiveRows() {

@@ -43,6 +43,11 @@ import org.slf4j.LoggerFactory;
  *       writer changed the partition, it is {@linkplain PartitionMerger#remerge merged again}
  *       against the current files from its upsert files and deleted keys. Appends (tables without a
  *       key) remove nothing and have no key to collide with: they are never merged again.
+ *   <li><b>Compaction rides along, or is dropped.</b> A result's {@link Compaction} (committed
+ *       files of the partition rewritten into fewer, {@code dataChange = false}) is committed only
+ *       while every file it read is live as it read it; otherwise — and whenever its partition is
+ *       merged again — it is dropped, never redone here, and the checkpoint commits without it. A
+ *       compaction therefore never fails a checkpoint and never brings back a row.
  *   <li><b>Files.</b> This committer deletes only the files its own re-merges wrote, and only once
  *       the version holding the checkpoint is known not to take them. The writers' files are theirs
  *       to delete ({@link PendingCheckpoints}); see {@link FileReclaimer} for every rule.
@@ -189,7 +194,10 @@ public final class CheckpointCommitter {
                     requireFilesExist(current.values());
                 }
                 try {
-                    remergeChanged(snapshot, current, remergedPartitions);
+                    Map<PartitionValues, List<DataFile>> live =
+                            snapshot.liveFiles(current.keySet());
+                    dropStaleCompactions(snapshot, live, current);
+                    remergeChanged(snapshot, live, current, remergedPartitions);
                 } catch (RuntimeException e) {
                     // A file it reads may be gone because another job committed this very
                     // checkpoint (a job started from its savepoint) and cleaned up: look again.
@@ -259,16 +267,40 @@ public final class CheckpointCommitter {
             throw failure(current.keySet());
         }
 
+        /** Drops each compaction that read a file which is no longer live as it read it. */
+        private void dropStaleCompactions(
+                TableSnapshot snapshot,
+                Map<PartitionValues, List<DataFile>> live,
+                Map<PartitionValues, PartitionWriteResult> current) {
+            for (Map.Entry<PartitionValues, PartitionWriteResult> entry : current.entrySet()) {
+                PartitionWriteResult result = entry.getValue();
+                if (result.compaction().isEmpty()
+                        || result.compaction()
+                                .isValidOn(live.getOrDefault(entry.getKey(), List.of()))) {
+                    continue;
+                }
+                LOG.info(
+                        "Another writer changed files that checkpoint {} compacted in partition {}"
+                                + " of table {} (version {}); committing the checkpoint without"
+                                + " that compaction.",
+                        checkpointId,
+                        result.partition().describe(table.schema().partitionColumns()),
+                        table.location(),
+                        snapshot.version());
+                entry.setValue(result.withoutCompaction());
+            }
+        }
+
         /** Merges again each partition another writer changed since its result was planned. */
         private void remergeChanged(
                 TableSnapshot snapshot,
+                Map<PartitionValues, List<DataFile>> live,
                 Map<PartitionValues, PartitionWriteResult> current,
                 Set<PartitionValues> remergedPartitions) {
             if (table.schema().isAppendOnly()) {
                 // Appends add files and remove none: Kernel puts them on top of any version.
                 return;
             }
-            Map<PartitionValues, List<DataFile>> live = snapshot.liveFiles(current.keySet());
             for (Map.Entry<PartitionValues, PartitionWriteResult> entry : current.entrySet()) {
                 List<DataFile> liveFiles = live.getOrDefault(entry.getKey(), List.of());
                 PartitionWriteResult result = entry.getValue();
@@ -540,20 +572,32 @@ public final class CheckpointCommitter {
             String appId, long checkpointId, Iterable<PartitionWriteResult> results) {
         Map<PartitionValues, List<DataFile>> removed = new HashMap<>();
         Map<PartitionValues, List<DataFile>> added = new HashMap<>();
+        Map<PartitionValues, List<DataFile>> compacted = new HashMap<>();
+        Map<PartitionValues, List<DataFile>> compactedInto = new HashMap<>();
         for (PartitionWriteResult result : results) {
-            if (!result.removedFiles().isEmpty()) {
-                removed.put(result.partition(), result.removedFiles());
-            }
-            if (!result.addedFiles().isEmpty()) {
-                added.put(result.partition(), result.addedFiles());
-            }
+            putIfAny(removed, result.partition(), result.removedFiles());
+            putIfAny(added, result.partition(), result.addedFiles());
+            putIfAny(compacted, result.partition(), result.compaction().inputs());
+            putIfAny(compactedInto, result.partition(), result.compaction().outputs());
         }
-        return new TableCommit(appId, checkpointId, removed, added);
+        return new TableCommit(appId, checkpointId, removed, added, compacted, compactedInto);
+    }
+
+    private static void putIfAny(
+            Map<PartitionValues, List<DataFile>> files,
+            PartitionValues partition,
+            List<DataFile> these) {
+        if (!these.isEmpty()) {
+            files.put(partition, these);
+        }
     }
 
     /** The names of the files a commit adds, as the log lists them: data and vector files. */
     private Set<String> addedNames(TableCommit commit) {
         Set<String> names = new HashSet<>();
+        for (List<DataFile> files : commit.compactedInto().values()) {
+            files.forEach(file -> names.add(FileReclaimer.name(file.path())));
+        }
         for (List<DataFile> files : commit.added().values()) {
             for (DataFile file : files) {
                 names.add(FileReclaimer.name(file.path()));

@@ -22,6 +22,7 @@ import java.util.Objects;
  * @param writeMode how old rows of changed keys are removed from their files
  * @param deletionVectorRewriteThreshold in deletion-vector mode, the share of a file's rows above
  *     which a file is rewritten instead of given a deletion vector
+ * @param compaction how writers keep the files of their partitions few and large
  */
 public record MergeOptions(
         int maxParallelFiles,
@@ -33,7 +34,8 @@ public record MergeOptions(
         int commitRetries,
         NullKeyPolicy nullKeyPolicy,
         WriteMode writeMode,
-        double deletionVectorRewriteThreshold)
+        double deletionVectorRewriteThreshold,
+        CompactionOptions compaction)
         implements Serializable {
 
     /** The default of {@code dv.rewrite-threshold}. */
@@ -52,7 +54,8 @@ public record MergeOptions(
                     10,
                     NullKeyPolicy.INSERT,
                     WriteMode.AUTO,
-                    DEFAULT_DV_REWRITE_THRESHOLD);
+                    DEFAULT_DV_REWRITE_THRESHOLD,
+                    CompactionOptions.DEFAULTS);
 
     public MergeOptions {
         requirePositive(maxParallelFiles, "max-parallel-files");
@@ -66,6 +69,7 @@ public record MergeOptions(
         Objects.requireNonNull(pruneStrategy, "pruneStrategy");
         Objects.requireNonNull(nullKeyPolicy, "nullKeyPolicy");
         Objects.requireNonNull(writeMode, "writeMode");
+        Objects.requireNonNull(compaction, "compaction");
         if (!(deletionVectorRewriteThreshold > 0 && deletionVectorRewriteThreshold <= 1)) {
             throw new IllegalArgumentException(
                     "dv.rewrite-threshold must be above 0 and at most 1, but is "
@@ -75,6 +79,16 @@ public record MergeOptions(
             throw new IllegalArgumentException(
                     "commit-retries must be 0 or more, but is " + commitRetries);
         }
+    }
+
+    /**
+     * The size below which a data file is small: the configured one, else a quarter of {@code
+     * targetSize} (the file size writes aim at).
+     */
+    public long smallFileSize(long targetSize) {
+        return compaction.smallFileSizeBytes() > 0
+                ? compaction.smallFileSizeBytes()
+                : Math.max(1, targetSize / 4);
     }
 
     private static void requirePositive(long value, String name) {
@@ -94,7 +108,8 @@ public record MergeOptions(
                 commitRetries,
                 nullKeyPolicy,
                 writeMode,
-                deletionVectorRewriteThreshold);
+                deletionVectorRewriteThreshold,
+                compaction);
     }
 
     public MergeOptions withMaxBufferedBytes(long value) {
@@ -108,7 +123,8 @@ public record MergeOptions(
                 commitRetries,
                 nullKeyPolicy,
                 writeMode,
-                deletionVectorRewriteThreshold);
+                deletionVectorRewriteThreshold,
+                compaction);
     }
 
     public MergeOptions withTargetFileSizeBytes(long value) {
@@ -122,7 +138,8 @@ public record MergeOptions(
                 commitRetries,
                 nullKeyPolicy,
                 writeMode,
-                deletionVectorRewriteThreshold);
+                deletionVectorRewriteThreshold,
+                compaction);
     }
 
     public MergeOptions withRowGroupSizeBytes(long value) {
@@ -136,7 +153,8 @@ public record MergeOptions(
                 commitRetries,
                 nullKeyPolicy,
                 writeMode,
-                deletionVectorRewriteThreshold);
+                deletionVectorRewriteThreshold,
+                compaction);
     }
 
     public MergeOptions withReadBatchSize(int value) {
@@ -150,7 +168,8 @@ public record MergeOptions(
                 commitRetries,
                 nullKeyPolicy,
                 writeMode,
-                deletionVectorRewriteThreshold);
+                deletionVectorRewriteThreshold,
+                compaction);
     }
 
     public MergeOptions withPruneStrategy(PruneStrategy value) {
@@ -164,7 +183,8 @@ public record MergeOptions(
                 commitRetries,
                 nullKeyPolicy,
                 writeMode,
-                deletionVectorRewriteThreshold);
+                deletionVectorRewriteThreshold,
+                compaction);
     }
 
     public MergeOptions withCommitRetries(int value) {
@@ -178,7 +198,8 @@ public record MergeOptions(
                 value,
                 nullKeyPolicy,
                 writeMode,
-                deletionVectorRewriteThreshold);
+                deletionVectorRewriteThreshold,
+                compaction);
     }
 
     public MergeOptions withNullKeyPolicy(NullKeyPolicy value) {
@@ -192,7 +213,8 @@ public record MergeOptions(
                 commitRetries,
                 value,
                 writeMode,
-                deletionVectorRewriteThreshold);
+                deletionVectorRewriteThreshold,
+                compaction);
     }
 
     public MergeOptions withWriteMode(WriteMode value) {
@@ -206,7 +228,8 @@ public record MergeOptions(
                 commitRetries,
                 nullKeyPolicy,
                 value,
-                deletionVectorRewriteThreshold);
+                deletionVectorRewriteThreshold,
+                compaction);
     }
 
     public MergeOptions withDeletionVectorRewriteThreshold(double value) {
@@ -220,6 +243,22 @@ public record MergeOptions(
                 commitRetries,
                 nullKeyPolicy,
                 writeMode,
+                value,
+                compaction);
+    }
+
+    public MergeOptions withCompaction(CompactionOptions value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold,
                 value);
     }
 }

@@ -13,6 +13,9 @@ public interface MergeTable {
 
     DataFileStore files();
 
+    /** The size at which written data files are split. */
+    long targetFileSizeBytes();
+
     /** Notes of the files each checkpoint adds, for cleaning up after a failure. */
     AttemptJournal journal();
 }

@@ -24,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * its budget and was merged early). So a key written in checkpoint N and updated in N+1 ends up as
  * exactly one row, whatever the timing of N's commit.
  *
+ * <p>The last merge of a checkpoint also compacts the partitions it touched ({@link
+ * PartitionCompactor}), within {@code compaction.max-bytes-per-checkpoint}: only committed files
+ * that neither this checkpoint nor a pending one removes or adds, so that the compaction depends on
+ * nothing but the files it read (see {@link Compaction}).
+ *
  * <p>Not thread-safe: one writer thread calls it. Partition merges run on an internal pool of
  * {@code maxParallelPartitions} threads.
  */
@@ -34,6 +39,7 @@ public final class MergeWriter implements AutoCloseable {
     private final MergeOptions options;
     private final String appId;
     private final PartitionMerger merger;
+    private final PartitionCompactor compactor;
     private final ChangeBuffer buffer;
     private final ExecutorService partitionPool;
     private final ParallelFileWork partitions;
@@ -75,6 +81,7 @@ public final class MergeWriter implements AutoCloseable {
         this.options = options;
         this.appId = appId;
         this.merger = new PartitionMerger(table, options, fileExecutor);
+        this.compactor = new PartitionCompactor(table, options);
         this.pending = new PendingCheckpoints(table, appId);
         this.buffer = new ChangeBuffer(table, options.nullKeyPolicy(), options.maxBufferedBytes());
         this.partitionPool =
@@ -111,7 +118,7 @@ public final class MergeWriter implements AutoCloseable {
                 table.location(),
                 options.maxBufferedBytes(),
                 largest.size());
-        merge(largest);
+        merge(largest, false);
     }
 
     /**
@@ -128,7 +135,7 @@ public final class MergeWriter implements AutoCloseable {
                             + " prepared for the previous checkpoint were never noted in its"
                             + " state; the writer restarts from the last completed checkpoint.");
         }
-        merge(buffer.drainAll());
+        merge(buffer.drainAll(), true);
         List<PartitionWriteResult> results = new ArrayList<>(current.values());
         current.clear();
         lastPrepared = results;
@@ -186,7 +193,10 @@ public final class MergeWriter implements AutoCloseable {
         return appId;
     }
 
-    private void merge(Map<PartitionValues, PartitionChanges> changes) {
+    /**
+     * @param last whether this is the checkpoint's last merge, which may also compact
+     */
+    private void merge(Map<PartitionValues, PartitionChanges> changes, boolean last) {
         if (changes.isEmpty()) {
             if (!pending.isEmpty()) {
                 // Nothing to merge, but an idle writer still learns of its commits and cleans up.
@@ -201,18 +211,28 @@ public final class MergeWriter implements AutoCloseable {
         long version = snapshot.version();
         // One deletion vector file per round holds the vectors of all its partitions.
         DeletionVectorSink vectors = deletionVectorSink(snapshot);
+        PartitionCompactor.Budget budget =
+                last && options.compaction().enabled()
+                        ? new PartitionCompactor.Budget(
+                                options.compaction().maxBytesPerCheckpoint())
+                        : null;
         for (PartitionChanges partitionChanges : changes.values()) {
             PartitionValues partition = partitionChanges.partition();
-            View view = view(partition, live.getOrDefault(partition, List.of()));
+            List<DataFile> committed = live.getOrDefault(partition, List.of());
+            View view = view(partition, committed);
             merges.add(
                     () ->
-                            merger.merge(
-                                    partitionChanges,
-                                    view.files,
-                                    view.freshPaths,
-                                    view.ownPaths,
-                                    version,
-                                    vectors));
+                            compactAfter(
+                                    merger.merge(
+                                            partitionChanges,
+                                            view.files,
+                                            view.freshPaths,
+                                            view.ownPaths,
+                                            version,
+                                            vectors),
+                                    view,
+                                    committed,
+                                    budget));
         }
         List<PartitionWriteResult> results;
         try {
@@ -296,6 +316,42 @@ public final class MergeWriter implements AutoCloseable {
         return merger.newDeletionVectorSink(snapshot);
     }
 
+    /**
+     * Adds to {@code merged} a compaction of the committed files that no result of this writer
+     * (pending, earlier in this checkpoint, or {@code merged} itself) removes or adds, if {@code
+     * budget} is given; and the partition's file counts after both.
+     */
+    private PartitionWriteResult compactAfter(
+            PartitionWriteResult merged,
+            View view,
+            List<DataFile> committed,
+            PartitionCompactor.Budget budget) {
+        Compaction compaction = Compaction.NONE;
+        if (budget != null) {
+            Set<String> touched = new HashSet<>(view.touchedPaths);
+            touched.addAll(merged.touchedPaths());
+            List<DataFile> candidates = new ArrayList<>();
+            for (DataFile file : committed) {
+                if (!touched.contains(file.path())) {
+                    candidates.add(file);
+                }
+            }
+            compaction =
+                    compactor.compact(
+                            merged.partition(),
+                            candidates,
+                            budget,
+                            PartitionCompactor.Policy.TIERED);
+        }
+        Map<String, DataFile> after = new LinkedHashMap<>();
+        view.files.forEach(file -> after.put(file.path(), file));
+        merged.applyTo(after);
+        compaction.inputs().forEach(file -> after.remove(file.path()));
+        compaction.outputs().forEach(file -> after.put(file.path(), file));
+        return merged.withCompaction(
+                compaction, after.size(), compactor.countSmall(after.values()));
+    }
+
     /** The partition as this writer sees it: committed files, then its own uncommitted results. */
     private View view(PartitionValues partition, List<DataFile> committed) {
         Map<String, DataFile> files = new LinkedHashMap<>();
@@ -304,19 +360,16 @@ public final class MergeWriter implements AutoCloseable {
         Set<String> fresh = new HashSet<>();
         // Files only this writer's uncommitted results hold: rewritten, never given a vector.
         Set<String> own = pending.survivorPaths(partition);
+        Set<String> touched = pending.touchedPaths(partition);
         PartitionWriteResult earlier = current.get(partition);
         if (earlier != null) {
-            apply(earlier, files);
+            earlier.applyTo(files);
             earlier.upsertFiles().forEach(file -> fresh.add(file.path()));
             earlier.survivorFiles().forEach(file -> own.add(file.path()));
             own.addAll(fresh);
+            touched.addAll(earlier.touchedPaths());
         }
-        return new View(new ArrayList<>(files.values()), fresh, own);
-    }
-
-    private static void apply(PartitionWriteResult result, Map<String, DataFile> files) {
-        result.removedFiles().forEach(file -> files.remove(file.path()));
-        result.addedFiles().forEach(file -> files.put(file.path(), file));
+        return new View(new ArrayList<>(files.values()), fresh, own, touched);
     }
 
     private List<PartitionWriteResult> runAll(List<Callable<PartitionWriteResult>> merges) {
@@ -364,5 +417,12 @@ public final class MergeWriter implements AutoCloseable {
         }
     }
 
-    private record View(List<DataFile> files, Set<String> freshPaths, Set<String> ownPaths) {}
+    /**
+     * @param touchedPaths paths that this writer's uncommitted results remove or add
+     */
+    private record View(
+            List<DataFile> files,
+            Set<String> freshPaths,
+            Set<String> ownPaths,
+            Set<String> touchedPaths) {}
 }

@@ -43,6 +43,7 @@ public final class PartitionMerger {
     private final DeletionVectorMarker marker;
     private final Comparator<RowKey> keyOrder;
     private final int[] keyIndexes;
+    private final PartitionCompactor sizes;
 
     /**
      * @param fileExecutor runs the per-file work (probes and rewrite lanes); its size bounds the
@@ -58,6 +59,7 @@ public final class PartitionMerger {
                 new DeletionVectorMarker(store, parallel, options.deletionVectorRewriteThreshold());
         this.keyOrder = KeyOrder.keys(schema.matchKeyTypes());
         this.keyIndexes = schema.matchKeyIndexes();
+        this.sizes = new PartitionCompactor(table, options);
     }
 
     /**
@@ -304,6 +306,9 @@ public final class PartitionMerger {
                         bytes(stale.upsertFiles()) + bytes(survivors) + vectorBytes,
                         marked.size(),
                         vectorBytes);
+        stats =
+                MergeStats.withFileCounts(
+                        stats, current.size(), sizes.countSmall(current.values()));
         return new PartitionWriteResult(
                 stale.partition(),
                 baseVersion,

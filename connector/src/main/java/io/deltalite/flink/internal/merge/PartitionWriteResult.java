@@ -21,6 +21,10 @@ import java.util.Set;
  * of changed keys (same path, another identity); they too are valid only on the base they were
  * planned against.
  *
+ * <p>The result of the last merge of a checkpoint may also carry a {@link Compaction} of other,
+ * committed files of the partition; it is committed with the merge, as its own {@code dataChange =
+ * false} actions, and dropped instead when its inputs changed (see {@link Compaction}).
+ *
  * @param partition the partition
  * @param baseVersion the table version the merge planned against (its view added this writer's
  *     uncommitted results to it); the checkpoint was not committed at that version
@@ -32,6 +36,7 @@ import java.util.Set;
  * @param vectorFilePaths the deletion vector files the vectors of {@code vectorFiles} are in
  * @param deletedKeys keys whose last change in this checkpoint is a delete, inline or staged
  * @param stats what the merge did
+ * @param compaction files of the partition that no change touched, rewritten into fewer
  */
 public record PartitionWriteResult(
         PartitionValues partition,
@@ -43,7 +48,34 @@ public record PartitionWriteResult(
         List<DataFile> vectorFiles,
         List<String> vectorFilePaths,
         DeletedKeys deletedKeys,
-        UpsertStats stats) {
+        UpsertStats stats,
+        Compaction compaction) {
+
+    /** A result without a compaction. */
+    public PartitionWriteResult(
+            PartitionValues partition,
+            long baseVersion,
+            String baseFingerprint,
+            List<DataFile> removedFiles,
+            List<DataFile> upsertFiles,
+            List<DataFile> survivorFiles,
+            List<DataFile> vectorFiles,
+            List<String> vectorFilePaths,
+            DeletedKeys deletedKeys,
+            UpsertStats stats) {
+        this(
+                partition,
+                baseVersion,
+                baseFingerprint,
+                removedFiles,
+                upsertFiles,
+                survivorFiles,
+                vectorFiles,
+                vectorFilePaths,
+                deletedKeys,
+                stats,
+                Compaction.NONE);
+    }
 
     /** A result without deletion vectors. */
     public PartitionWriteResult(
@@ -78,6 +110,7 @@ public record PartitionWriteResult(
         vectorFilePaths = List.copyOf(new java.util.LinkedHashSet<>(vectorFilePaths));
         Objects.requireNonNull(deletedKeys, "deletedKeys");
         Objects.requireNonNull(stats, "stats");
+        Objects.requireNonNull(compaction, "compaction");
     }
 
     /** Every file this result adds. */
@@ -90,11 +123,35 @@ public record PartitionWriteResult(
         return added;
     }
 
-    /** Every file this result's state refers to: the files it adds and its staged keys. */
+    /**
+     * Applies this result to the files of its partition, by path: what it removes (and its
+     * compaction's inputs) goes, what it adds (and its compaction's outputs) comes.
+     */
+    public void applyTo(java.util.Map<String, DataFile> files) {
+        removedFiles.forEach(file -> files.remove(file.path()));
+        addedFiles().forEach(file -> files.put(file.path(), file));
+        compaction.inputs().forEach(file -> files.remove(file.path()));
+        compaction.outputs().forEach(file -> files.put(file.path(), file));
+    }
+
+    /** The paths of every file this result removes or adds, by its merge or its compaction. */
+    public Set<String> touchedPaths() {
+        Set<String> paths = paths(removedFiles);
+        paths.addAll(paths(addedFiles()));
+        paths.addAll(paths(compaction.inputs()));
+        paths.addAll(paths(compaction.outputs()));
+        return paths;
+    }
+
+    /**
+     * Every file this result's state refers to: the files it adds (merge and compaction) and its
+     * staged keys.
+     */
     public List<String> writtenPaths() {
         List<String> paths = new ArrayList<>();
         upsertFiles.forEach(file -> paths.add(file.path()));
         survivorFiles.forEach(file -> paths.add(file.path()));
+        compaction.outputs().forEach(file -> paths.add(file.path()));
         // Not the data files of vector files: those belong to the table already.
         paths.addAll(vectorFilePaths);
         paths.addAll(deletedKeys.stagedPaths());
@@ -113,7 +170,48 @@ public record PartitionWriteResult(
                 vectorFiles,
                 paths,
                 deletedKeys,
-                stats);
+                stats,
+                compaction);
+    }
+
+    /**
+     * This result with {@code added}, planned against the same files, and the file counts of the
+     * partition after both.
+     */
+    public PartitionWriteResult withCompaction(Compaction added, long liveFiles, long smallFiles) {
+        return new PartitionWriteResult(
+                partition,
+                baseVersion,
+                baseFingerprint,
+                removedFiles,
+                upsertFiles,
+                survivorFiles,
+                vectorFiles,
+                vectorFilePaths,
+                deletedKeys,
+                MergeStats.withFileCounts(
+                        MergeStats.plusCompaction(stats, added), liveFiles, smallFiles),
+                compaction.plus(added));
+    }
+
+    /**
+     * This result without its compaction, whose inputs changed: its outputs stay in {@link
+     * #writtenPaths()} of the checkpoint's state, so the writer deletes them once it sees the
+     * checkpoint committed without them.
+     */
+    public PartitionWriteResult withoutCompaction() {
+        return new PartitionWriteResult(
+                partition,
+                baseVersion,
+                baseFingerprint,
+                removedFiles,
+                upsertFiles,
+                survivorFiles,
+                vectorFiles,
+                vectorFilePaths,
+                deletedKeys,
+                MergeStats.minusCompaction(stats, compaction),
+                Compaction.NONE);
     }
 
     /** Whether committing this result would change nothing. */
@@ -121,7 +219,8 @@ public record PartitionWriteResult(
         return removedFiles.isEmpty()
                 && upsertFiles.isEmpty()
                 && survivorFiles.isEmpty()
-                && vectorFiles.isEmpty();
+                && vectorFiles.isEmpty()
+                && compaction.isEmpty();
     }
 
     /**
@@ -133,6 +232,10 @@ public record PartitionWriteResult(
     public PartitionWriteResult then(PartitionWriteResult later) {
         if (!partition.equals(later.partition)) {
             throw new IllegalArgumentException("results of different partitions");
+        }
+        if (!compaction.isEmpty()) {
+            throw new IllegalStateException(
+                    "a result with a compaction is the last merge of its checkpoint");
         }
         Set<String> removedLater = paths(later.removedFiles);
         Set<String> addedHere = paths(addedFiles());
@@ -167,7 +270,7 @@ public record PartitionWriteResult(
         vectorPaths.addAll(later.vectorFilePaths);
         // Row counts and work add up; the files are those of the combined result, and the files
         // carried over are the base files (kept or removed by the first merge) it does not remove.
-        UpsertStats sum = stats.plus(later.stats);
+        UpsertStats sum = stats.plus(MergeStats.minusCompaction(later.stats, later.compaction));
         long baseFiles = stats.filesCarriedOver() + stats.filesRemoved();
         UpsertStats combined =
                 new UpsertStats(
@@ -186,6 +289,11 @@ public record PartitionWriteResult(
                         bytes(upserts) + bytes(survivors) + sum.deletionVectorBytes(),
                         vectors.size(),
                         sum.deletionVectorBytes());
+        combined =
+                MergeStats.withFileCounts(
+                        MergeStats.plusCompaction(combined, later.compaction),
+                        later.stats.liveFiles(),
+                        later.stats.smallFiles());
         // The earlier merge planned against the older version and fingerprint: if the partition
         // changed in between, the combined result is stale and gets merged again at commit.
         return new PartitionWriteResult(
@@ -198,7 +306,8 @@ public record PartitionWriteResult(
                 vectors,
                 vectorPaths,
                 deletedKeys.plus(later.deletedKeys),
-                combined);
+                combined,
+                later.compaction);
     }
 
     private static long bytes(List<DataFile> files) {

@@ -64,28 +64,49 @@ final class PendingCheckpoints {
         for (PendingCheckpoint checkpoint : pending) {
             for (PartitionWriteResult result : checkpoint.results()) {
                 if (result.partition().equals(partition)) {
-                    result.removedFiles().forEach(file -> files.remove(file.path()));
-                    result.addedFiles().forEach(file -> files.put(file.path(), file));
+                    result.applyTo(files);
                 }
             }
         }
     }
 
     /**
-     * The survivor files of the pending results of {@code partition}. They are not the table's yet:
-     * a committer that merges their checkpoint again drops and deletes them, so a later merge
-     * rewrites them rather than giving them a deletion vector.
+     * The survivor files and compaction outputs of the pending results of {@code partition}. They
+     * are not the table's yet: a committer that merges their checkpoint again (or drops its
+     * compaction) leaves them out, so a later merge rewrites them rather than giving them a
+     * deletion vector.
      */
     Set<String> survivorPaths(PartitionValues partition) {
         Set<String> paths = new HashSet<>();
+        for (PartitionWriteResult result : results(partition)) {
+            result.survivorFiles().forEach(file -> paths.add(file.path()));
+            result.compaction().outputs().forEach(file -> paths.add(file.path()));
+        }
+        return paths;
+    }
+
+    /**
+     * Every path the pending results of {@code partition} remove or add: files a compaction of a
+     * later checkpoint must not read, because their fate depends on a commit still to come.
+     */
+    Set<String> touchedPaths(PartitionValues partition) {
+        Set<String> paths = new HashSet<>();
+        for (PartitionWriteResult result : results(partition)) {
+            paths.addAll(result.touchedPaths());
+        }
+        return paths;
+    }
+
+    private List<PartitionWriteResult> results(PartitionValues partition) {
+        List<PartitionWriteResult> results = new ArrayList<>();
         for (PendingCheckpoint checkpoint : pending) {
             for (PartitionWriteResult result : checkpoint.results()) {
                 if (result.partition().equals(partition)) {
-                    result.survivorFiles().forEach(file -> paths.add(file.path()));
+                    results.add(result);
                 }
             }
         }
-        return paths;
+        return results;
     }
 
     /**

@@ -20,11 +20,14 @@ import java.util.List;
  *   <li>Layout 3: a file's deletion vector is its whole descriptor, not only its id; adds the
  *       vector files (files given a new deletion vector) and the deletion vector files they refer
  *       to, after the survivor files.
+ *   <li>Layout 4: adds the compaction (input files, output files, bytes read) after the stats, and
+ *       the stats' compaction and file-count fields (stats are length-prefixed: older ones read as
+ *       zero).
  * </ul>
  */
 public final class ResultCodec {
     /** The layout {@link #writeResults} writes. */
-    public static final int LAYOUT = 3;
+    public static final int LAYOUT = 4;
 
     private ResultCodec() {}
 
@@ -68,6 +71,9 @@ public final class ResultCodec {
             out.writeLong(file.count());
         }
         writeStats(out, result.stats());
+        writeFiles(out, result.compaction().inputs());
+        writeFiles(out, result.compaction().outputs());
+        out.writeLong(result.compaction().bytesRead());
     }
 
     public static PartitionWriteResult readResult(DataInput in, int layout) throws IOException {
@@ -107,7 +113,11 @@ public final class ResultCodec {
                 vectorFiles,
                 vectorFilePaths,
                 new DeletedKeys(deletedKeys, staged),
-                readStats(in));
+                readStats(in),
+                layout >= 4
+                        ? new Compaction(
+                                readFiles(in, layout), readFiles(in, layout), in.readLong())
+                        : Compaction.NONE);
     }
 
     private static void writeValues(DataOutput out, List<Object> values) throws IOException {
@@ -227,11 +237,25 @@ public final class ResultCodec {
 
     private static void writeStats(DataOutput out, UpsertStats stats) throws IOException {
         long[] values = {
-            stats.version(), stats.partitionsTouched(), stats.filesAdded(), stats.filesRemoved(),
-            stats.filesCarriedOver(), stats.filesProbed(), stats.rowsInserted(),
-                    stats.rowsUpdated(),
-            stats.rowsDeleted(), stats.rowsCopied(), stats.sourceRows(), stats.nullKeyRows(),
-            stats.bytesWritten(), stats.deletionVectorsWritten(), stats.deletionVectorBytes()
+            stats.version(),
+            stats.partitionsTouched(),
+            stats.filesAdded(),
+            stats.filesRemoved(),
+            stats.filesCarriedOver(),
+            stats.filesProbed(),
+            stats.rowsInserted(),
+            stats.rowsUpdated(),
+            stats.rowsDeleted(),
+            stats.rowsCopied(),
+            stats.sourceRows(),
+            stats.nullKeyRows(),
+            stats.bytesWritten(),
+            stats.deletionVectorsWritten(),
+            stats.deletionVectorBytes(),
+            stats.filesCompacted(),
+            stats.bytesCompacted(),
+            stats.liveFiles(),
+            stats.smallFiles()
         };
         out.writeInt(values.length);
         for (long value : values) {
@@ -241,7 +265,7 @@ public final class ResultCodec {
 
     private static UpsertStats readStats(DataInput in) throws IOException {
         int count = in.readInt();
-        long[] values = new long[15];
+        long[] values = new long[19];
         for (int i = 0; i < count; i++) {
             long value = in.readLong();
             if (i < values.length) {
@@ -263,6 +287,10 @@ public final class ResultCodec {
                 values[11],
                 values[12],
                 values[13],
-                values[14]);
+                values[14],
+                values[15],
+                values[16],
+                values[17],
+                values[18]);
     }
 }

@@ -38,6 +38,13 @@ public interface RowBatch {
         throw new UnsupportedOperationException("no single BIGINT key");
     }
 
+    /**
+     * The values of {@code row} in table-column order, the form {@link DataFileStore#newRows} takes
+     * (partition columns, which data files do not hold, are null). Only for batches of complete
+     * rows.
+     */
+    Object[] rowAt(int row);
+
     /** A view of this batch in which only the rows with {@code keep[row]} stay live. */
     RowBatch retain(boolean[] keep);
 }

@@ -19,8 +19,8 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * The versioned serializers of the sink's committables and state. A later layout gets a new version
  * and the old ones stay readable. Version 2 carries each result's base version and staged
  * deleted-key files ({@link ResultCodec} layout 2), version 3 its files given a deletion vector
- * (layout 3); writer state from version 2 on also names the journal entry of each pending
- * checkpoint.
+ * (layout 3), version 4 its compaction (layout 4); writer state from version 2 on also names the
+ * journal entry of each pending checkpoint.
  */
 @Internal
 public final class Serializers {
@@ -29,7 +29,7 @@ public final class Serializers {
     /** Writer subtask → aggregator. */
     public static final class WriteResultSerializer
             implements SimpleVersionedSerializer<WriteResult> {
-        public static final int VERSION = 3;
+        public static final int VERSION = 4;
 
         @Override
         public int getVersion() {
@@ -59,7 +59,7 @@ public final class Serializers {
     /** Aggregator → committer: one per checkpoint. */
     public static final class CommittableSerializer
             implements SimpleVersionedSerializer<CheckpointResults> {
-        public static final int VERSION = 3;
+        public static final int VERSION = 4;
 
         @Override
         public int getVersion() {
@@ -87,7 +87,7 @@ public final class Serializers {
     /** Writer subtask state. */
     public static final class WriterStateSerializer
             implements SimpleVersionedSerializer<WriterState> {
-        public static final int VERSION = 3;
+        public static final int VERSION = 4;
 
         @Override
         public int getVersion() {

@@ -1,5 +1,6 @@
 package io.deltalite.flink.internal.sink;
 
+import io.deltalite.flink.internal.merge.CompactionOptions;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.storage.StorageSettings;
@@ -129,7 +130,15 @@ public final class SinkConfig implements Serializable {
                         options.get(DeltaLiteOptions.COMMIT_RETRIES),
                         options.get(DeltaLiteOptions.NULL_KEY_POLICY),
                         writeMode,
-                        options.get(DeltaLiteOptions.DV_REWRITE_THRESHOLD));
+                        options.get(DeltaLiteOptions.DV_REWRITE_THRESHOLD),
+                        new CompactionOptions(
+                                options.get(DeltaLiteOptions.COMPACTION_ENABLED),
+                                options.getOptional(DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE)
+                                        .map(MemorySize::getBytes)
+                                        .orElse(0L),
+                                options.get(DeltaLiteOptions.COMPACTION_MAX_BYTES_PER_CHECKPOINT)
+                                        .getBytes(),
+                                options.get(DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD)));
         int partitions = options.get(DeltaLiteOptions.MAX_PARALLEL_PARTITIONS);
         if (partitions < 1) {
             throw new IllegalArgumentException(

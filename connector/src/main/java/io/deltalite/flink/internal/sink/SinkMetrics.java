@@ -17,6 +17,10 @@ final class SinkMetrics {
     private final Counter bytesWritten;
     private final Counter deletionVectorsWritten;
     private final Counter deletionVectorBytes;
+    private final Counter filesCompacted;
+    private final Counter bytesCompacted;
+    private volatile long liveFiles;
+    private volatile long smallFiles;
     private final Counter commits;
     private volatile long lastCommittedVersion = -1;
     private volatile long lastCommitDurationMillis = -1;
@@ -34,6 +38,11 @@ final class SinkMetrics {
         bytesWritten = deltalite.counter("bytesWritten");
         deletionVectorsWritten = deltalite.counter("deletionVectorsWritten");
         deletionVectorBytes = deltalite.counter("deletionVectorBytes");
+        filesCompacted = deltalite.counter("filesCompacted");
+        bytesCompacted = deltalite.counter("bytesCompacted");
+        // Of the partitions the last commit touched, after it.
+        deltalite.gauge("liveFilesOfTouchedPartitions", () -> liveFiles);
+        deltalite.gauge("smallFilesOfTouchedPartitions", () -> smallFiles);
         commits = deltalite.counter("commits");
         deltalite.gauge("lastCommittedVersion", () -> lastCommittedVersion);
         deltalite.gauge("lastCommitDurationMillis", () -> lastCommitDurationMillis);
@@ -51,6 +60,10 @@ final class SinkMetrics {
         bytesWritten.inc(stats.bytesWritten());
         deletionVectorsWritten.inc(stats.deletionVectorsWritten());
         deletionVectorBytes.inc(stats.deletionVectorBytes());
+        filesCompacted.inc(stats.filesCompacted());
+        bytesCompacted.inc(stats.bytesCompacted());
+        liveFiles = stats.liveFiles();
+        smallFiles = stats.smallFiles();
         commits.inc();
         lastCommittedVersion = stats.version();
         lastCommitDurationMillis = durationMillis;

@@ -60,7 +60,8 @@ public final class ForeignWriter {
                         removes.add(
                                 KernelInternals.removeAction(
                                         scanFile.getStruct(scanFile.getSchema().indexOf("add")),
-                                        now));
+                                        now,
+                                        true));
                     }
                 }
             }

@@ -30,6 +30,22 @@ import org.junit.jupiter.params.provider.MethodSource;
  * applied on top.
  */
 class ConcurrentWriterDifferentialTest {
+    /** Files compacted per write mode over all sequences: in some, merges rewrite every file. */
+    private static final Map<WriteMode, Long> COMPACTED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Commits whose compaction the committer dropped because another writer changed its input. */
+    private static final java.util.concurrent.atomic.AtomicLong DROPPED =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    @org.junit.jupiter.api.AfterAll
+    static void compactionRanInEveryWriteMode() {
+        assertThat(DROPPED.get()).as("commits with a dropped compaction").isPositive();
+        assertThat(COMPACTED.keySet()).hasSize(2);
+        COMPACTED.forEach(
+                (mode, files) -> assertThat(files).as("files compacted in %s", mode).isPositive());
+    }
+
     private static final int CHECKPOINTS = 15;
 
     @TempDir Path dir;
@@ -59,6 +75,8 @@ class ConcurrentWriterDifferentialTest {
         long foreignId = -1;
         int interferences = 0;
         long vectorsWritten = 0;
+        long compactionsDropped = 0;
+        long filesCompacted = 0;
         try (UpsertHarness harness =
                 UpsertHarness.open(
                         dir.toString(),
@@ -96,9 +114,17 @@ class ConcurrentWriterDifferentialTest {
                                             foreignId);
                         }
                     }
+                    long planned = 0;
+                    for (PartitionWriteResult result : prepared.get(i)) {
+                        planned += result.compaction().inputs().size();
+                    }
                     CommitOutcome outcome =
                             harness.commitPrepared(checkpointIds.get(i), prepared.get(i));
                     vectorsWritten += outcome.stats().deletionVectorsWritten();
+                    filesCompacted += outcome.stats().filesCompacted();
+                    if (outcome.stats().filesCompacted() < planned) {
+                        compactionsDropped++;
+                    }
                     assertThat(outcome.status())
                             .isNotEqualTo(CommitOutcome.Status.ALREADY_COMMITTED);
                     if (!interfered) {
@@ -121,6 +147,11 @@ class ConcurrentWriterDifferentialTest {
             }
         }
         assertThat(interferences).isPositive();
+        COMPACTED.merge(mode, filesCompacted, Long::sum);
+        DROPPED.addAndGet(compactionsDropped);
+        System.out.printf(
+                "%s %s partitioned=%s: %d files compacted, compaction dropped in %d commits%n",
+                mode, distribution, partitioned, filesCompacted, compactionsDropped);
         assertThat(vectorsWritten > 0).isEqualTo(mode == WriteMode.DELETION_VECTORS);
     }
 

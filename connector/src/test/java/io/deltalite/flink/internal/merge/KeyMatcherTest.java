@@ -38,6 +38,11 @@ class KeyMatcherTest {
         }
 
         @Override
+        public Object[] rowAt(int row) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public boolean hasLongKey() {
             return primitive;
         }

@@ -30,6 +30,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * committed, so the writer plans against its own pending results.
  */
 class UpsertDifferentialTest {
+    /** Files compacted per write mode over all sequences: in some, merges rewrite every file. */
+    private static final Map<WriteMode, Long> COMPACTED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    @org.junit.jupiter.api.AfterAll
+    static void compactionRanInEveryWriteMode() {
+        assertThat(COMPACTED.keySet()).hasSize(2);
+        COMPACTED.forEach(
+                (mode, files) -> assertThat(files).as("files compacted in %s", mode).isPositive());
+    }
+
     private static final int CHECKPOINTS = 25;
 
     static final TableDefinition EVENTS_BY_REGION = definition(true);
@@ -69,6 +80,7 @@ class UpsertDifferentialTest {
         Random random = new Random(seed);
         Generator generator = new Generator(distribution, random, partitioned);
         long vectorsWritten = 0;
+        long filesCompacted = 0;
         try (UpsertHarness harness =
                 UpsertHarness.open(
                         dir.toString(),
@@ -91,6 +103,7 @@ class UpsertDifferentialTest {
                     CommitOutcome outcome =
                             harness.commitPrepared(checkpointIds.get(i), prepared.get(i));
                     vectorsWritten += outcome.stats().deletionVectorsWritten();
+                    filesCompacted += outcome.stats().filesCompacted();
                     assertThat(outcome.status())
                             .isNotEqualTo(CommitOutcome.Status.ALREADY_COMMITTED);
                     // Nobody else writes: the writer's view of its own pending work was exact.
@@ -103,6 +116,7 @@ class UpsertDifferentialTest {
                 }
             }
         }
+        COMPACTED.merge(mode, filesCompacted, Long::sum);
         // Each mode really took its path: vectors only where they were asked for.
         if (mode == WriteMode.DELETION_VECTORS) {
             assertThat(vectorsWritten).isPositive();
@@ -151,14 +165,24 @@ class UpsertDifferentialTest {
                 Map.of());
     }
 
-    /** Small files, row groups and batches, and a buffer small enough to merge early, in parts. */
+    /**
+     * Small files, row groups and batches, a buffer small enough to merge early, in parts, and
+     * compaction that treats most files as small, sometimes on a budget of a few bins.
+     */
     static MergeOptions randomOptions(Random random) {
+        long[] budgets = {32 << 10, 16 << 20};
         return MergeOptions.DEFAULTS
                 .withTargetFileSizeBytes(2048 + random.nextInt(6144))
                 .withRowGroupSizeBytes(1024)
                 .withReadBatchSize(16 + random.nextInt(100))
                 .withMaxParallelFiles(1 + random.nextInt(3))
-                .withMaxBufferedBytes(8192 + random.nextInt(32768));
+                .withMaxBufferedBytes(8192 + random.nextInt(32768))
+                .withCompaction(
+                        new CompactionOptions(
+                                true,
+                                4096 + random.nextInt(16384),
+                                budgets[random.nextInt(budgets.length)],
+                                0.05 + random.nextDouble() * 0.5));
     }
 
     /** Draws changes, applies them to the engine and to the model. */
