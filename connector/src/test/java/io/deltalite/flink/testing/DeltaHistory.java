@@ -180,6 +180,24 @@ public final class DeltaHistory {
         return actions;
     }
 
+    /** The actions of the commit file of {@code version}. */
+    public static List<JsonNode> actions(Path table, long version) {
+        List<JsonNode> actions = new ArrayList<>();
+        try {
+            for (String line :
+                    Files.readAllLines(
+                            table.resolve("_delta_log")
+                                    .resolve(String.format("%020d.json", version)))) {
+                if (!line.isBlank()) {
+                    actions.add(JSON.readTree(line));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return actions;
+    }
+
     /** The (appId, checkpoint) pairs of all commits that carry one, in version order. */
     public static List<String> transactionIds(Path table) {
         List<String> ids = new ArrayList<>();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.deltalite.flink.internal.merge.AttemptJournal;
 import io.deltalite.flink.internal.merge.CheckpointResults;
 import io.deltalite.flink.internal.merge.ColumnStatistics;
+import io.deltalite.flink.internal.merge.Compaction;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.DeletedKeys;
 import io.deltalite.flink.internal.merge.DeletionVectorRef;
@@ -51,9 +52,44 @@ class SerializersTest {
                     "{\"numRecords\":20,\"tightBounds\":false}");
 
     private static final UpsertStats STATS =
-            new UpsertStats(-1, 1, 2, 1, 3, 1, 4, 5, 6, 7, 8, 0, 99, 1, 40);
+            new UpsertStats(-1, 1, 2, 1, 3, 1, 4, 5, 6, 7, 8, 0, 99, 1, 40, 2, 2400, 5, 3);
+
+    /** Two small files of the partition compacted into one. */
+    private static final Compaction COMPACTION =
+            new Compaction(
+                    List.of(
+                            new DataFile(
+                                    "file:/t/day=a/3.parquet",
+                                    1000,
+                                    1_700_000_000_002L,
+                                    5,
+                                    List.of(new ColumnStatistics(300L, 304L, 0)),
+                                    null,
+                                    "{\"numRecords\":5}"),
+                            new DataFile(
+                                    "file:/t/day=a/4.parquet",
+                                    1400,
+                                    1_700_000_000_003L,
+                                    7,
+                                    List.of(new ColumnStatistics(305L, 311L, 0)),
+                                    null,
+                                    "{\"numRecords\":7}")),
+                    List.of(
+                            new DataFile(
+                                    "file:/t/day=a/5.parquet",
+                                    1900,
+                                    1_700_000_000_004L,
+                                    12,
+                                    List.of(new ColumnStatistics(300L, 311L, 0)),
+                                    null,
+                                    "{\"numRecords\":12}")),
+                    2400);
 
     private static PartitionWriteResult result() {
+        return resultWithoutCompaction().withCompaction(COMPACTION, 5, 3);
+    }
+
+    private static PartitionWriteResult resultWithoutCompaction() {
         return new PartitionWriteResult(
                 new PartitionValues(List.of("a")),
                 41,
@@ -83,6 +119,23 @@ class SerializersTest {
 
         assertThat(read).isEqualTo(committable);
         assertThat(read.notCommittedAt()).isEqualTo(41);
+    }
+
+    /** Layout 3 ends a result with its stats; the reader of layout 4 finds no compaction. */
+    @Test
+    void aCommittableOfVersion3ReadsWithoutACompaction() throws IOException {
+        PartitionWriteResult result = resultWithoutCompaction();
+        Serializers.CommittableSerializer serializer = new Serializers.CommittableSerializer();
+        byte[] version4 =
+                serializer.serialize(
+                        new CheckpointResults("orders-job-nonce", 12, List.of(result)));
+        // An empty compaction is two empty file lists and a zero byte count: 4 + 4 + 8 bytes.
+        byte[] version3 = java.util.Arrays.copyOf(version4, version4.length - 16);
+
+        CheckpointResults read = serializer.deserialize(3, version3);
+
+        assertThat(read.results()).containsExactly(result);
+        assertThat(read.results().get(0).compaction()).isEqualTo(Compaction.NONE);
     }
 
     @Test
