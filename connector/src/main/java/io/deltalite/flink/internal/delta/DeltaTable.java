@@ -382,6 +382,12 @@ public final class DeltaTable implements MergeTable {
                             + " columns (or none, to use the table's).");
         }
         String recordedKey = snapshot.getTableProperties().get(PRIMARY_KEY_PROPERTY);
+        if (definition.isExistingTable()) {
+            return new TableSchema(
+                    columns,
+                    recordedKey == null ? List.of() : List.of(recordedKey.split(",")),
+                    partitionColumns);
+        }
         if (recordedKey != null
                 && !List.of(recordedKey.split(",")).equals(definition.primaryKey())) {
             throw new DeltaLiteSchemaMismatchException(

@@ -129,8 +129,24 @@ final class DeltaTableSnapshot implements TableSnapshot {
         if (wanted.isEmpty()) {
             return live;
         }
+        scanLiveFiles(wanted, live);
+        return live;
+    }
+
+    @Override
+    public synchronized Map<PartitionValues, List<DataFile>> allLiveFiles() {
+        Map<PartitionValues, List<DataFile>> live = new HashMap<>();
+        scanLiveFiles(null, live);
+        return live;
+    }
+
+    /** Adds the live files of the {@code wanted} partitions (null: of all) to {@code live}. */
+    private void scanLiveFiles(
+            Set<PartitionValues> wanted, Map<PartitionValues, List<DataFile>> live) {
         ScanBuilder builder = snapshot.getScanBuilder();
-        partitionFilter(wanted).ifPresent(builder::withFilter);
+        if (wanted != null) {
+            partitionFilter(wanted).ifPresent(builder::withFilter);
+        }
         Scan scan = builder.build();
         URI tableRoot = tableRoot();
         try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine, true)) {
@@ -141,11 +157,11 @@ final class DeltaTableSnapshot implements TableSnapshot {
                         Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
                         PartitionValues partition =
                                 files.partitionCodec().fromLog(stringMap(add, "partitionValues"));
-                        if (!wanted.contains(partition)) {
+                        if (wanted != null && !wanted.contains(partition)) {
                             continue;
                         }
                         DataFile file = toDataFile(add, tableRoot);
-                        live.get(partition).add(file);
+                        live.computeIfAbsent(partition, p -> new ArrayList<>()).add(file);
                         listedAdds.put(file.identity(), add);
                     }
                 }
@@ -159,7 +175,6 @@ final class DeltaTableSnapshot implements TableSnapshot {
                             + " failed",
                     e);
         }
-        return live;
     }
 
     @Override

@@ -97,7 +97,7 @@ public final class PartitionCompactor {
     public Compaction compact(
             PartitionValues partition, List<DataFile> candidates, Budget budget, Policy policy) {
         Compaction done = Compaction.NONE;
-        for (List<DataFile> bin : plan(candidates, policy)) {
+        for (List<DataFile> bin : plan(candidates, policy, budget.total())) {
             long bytes = bytes(bin);
             if (!budget.claim(bytes)) {
                 continue;
@@ -127,8 +127,11 @@ public final class PartitionCompactor {
         return done;
     }
 
-    /** The bins to rewrite, cheapest first: each becomes new files holding its live rows. */
-    List<List<DataFile>> plan(List<DataFile> candidates, Policy policy) {
+    /**
+     * The bins to rewrite, cheapest first: each becomes new files holding its live rows. Pack bins
+     * hold at most {@code maxBinBytes} (and the target file size).
+     */
+    List<List<DataFile>> plan(List<DataFile> candidates, Policy policy, long maxBinBytes) {
         List<List<DataFile>> bins = new ArrayList<>();
         List<DataFile> small = new ArrayList<>();
         for (DataFile file : candidates) {
@@ -142,7 +145,9 @@ public final class PartitionCompactor {
         small.sort(
                 Comparator.comparingLong(DataFile::modificationTime).thenComparing(DataFile::path));
         List<List<DataFile>> packed =
-                policy == Policy.TIERED ? byTier(small) : pack(small, targetFileSize);
+                policy == Policy.TIERED
+                        ? byTier(small)
+                        : pack(small, Math.min(targetFileSize, maxBinBytes));
         packed.addAll(bins);
         return packed;
     }
@@ -213,10 +218,16 @@ public final class PartitionCompactor {
 
     /** The bytes one writer may still read for compaction in the current checkpoint. */
     public static final class Budget {
+        private final long total;
         private final AtomicLong remaining;
 
         public Budget(long bytes) {
+            this.total = bytes;
             this.remaining = new AtomicLong(bytes);
+        }
+
+        long total() {
+            return total;
         }
 
         public static Budget unlimited() {

@@ -16,6 +16,19 @@ public record TableDefinition(
         Map<String, String> tableProperties)
         implements Serializable {
 
+    /**
+     * An existing table, taken as it is: its columns, partition columns and the primary key the
+     * sink recorded in it (none if it has none). For maintenance, never to create a table.
+     */
+    public static TableDefinition existingTable() {
+        return new TableDefinition(List.of(), List.of(), List.of(), Map.of());
+    }
+
+    /** Whether this is {@link #existingTable()}. */
+    public boolean isExistingTable() {
+        return columns.isEmpty() && primaryKey.isEmpty();
+    }
+
     public TableDefinition {
         columns = List.copyOf(columns);
         primaryKey = List.copyOf(primaryKey);

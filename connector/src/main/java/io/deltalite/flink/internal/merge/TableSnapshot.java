@@ -25,6 +25,9 @@ public interface TableSnapshot {
      */
     Map<PartitionValues, List<DataFile>> liveFiles(Collection<PartitionValues> partitions);
 
+    /** The live files of every partition that has one. */
+    Map<PartitionValues, List<DataFile>> allLiveFiles();
+
     /**
      * Which of {@code paths} this version needs: its live data files, in any partition, and the
      * deletion vector files they refer to.

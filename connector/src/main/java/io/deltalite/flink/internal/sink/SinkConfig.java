@@ -117,28 +117,7 @@ public final class SinkConfig implements Serializable {
                         creationProperties(tableProperties, writeMode, primaryKey, location));
         // Checks the key columns and types now, at job build time, rather than on the cluster.
         definition.toSchema();
-        MergeOptions merge =
-                new MergeOptions(
-                        options.get(DeltaLiteOptions.MAX_PARALLEL_FILES),
-                        options.get(DeltaLiteOptions.MAX_BUFFERED_BYTES).getBytes(),
-                        options.getOptional(DeltaLiteOptions.TARGET_FILE_SIZE)
-                                .map(SinkConfig::positiveTargetFileSize)
-                                .orElse(0L),
-                        options.get(DeltaLiteOptions.ROW_GROUP_SIZE).getBytes(),
-                        options.get(DeltaLiteOptions.READ_BATCH_SIZE),
-                        options.get(DeltaLiteOptions.PRUNE_STRATEGY),
-                        options.get(DeltaLiteOptions.COMMIT_RETRIES),
-                        options.get(DeltaLiteOptions.NULL_KEY_POLICY),
-                        writeMode,
-                        options.get(DeltaLiteOptions.DV_REWRITE_THRESHOLD),
-                        new CompactionOptions(
-                                options.get(DeltaLiteOptions.COMPACTION_ENABLED),
-                                options.getOptional(DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE)
-                                        .map(MemorySize::getBytes)
-                                        .orElse(0L),
-                                options.get(DeltaLiteOptions.COMPACTION_MAX_BYTES_PER_CHECKPOINT)
-                                        .getBytes(),
-                                options.get(DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD)));
+        MergeOptions merge = mergeOptions(options, writeMode);
         int partitions = options.get(DeltaLiteOptions.MAX_PARALLEL_PARTITIONS);
         if (partitions < 1) {
             throw new IllegalArgumentException(
@@ -179,6 +158,31 @@ public final class SinkConfig implements Serializable {
      */
     public java.util.Optional<List<String>> tablePartitionColumns() {
         return java.util.Optional.ofNullable(tablePartitionColumns);
+    }
+
+    /** The merge engine's options from the sink's (or a maintenance tool's) configuration. */
+    public static MergeOptions mergeOptions(Configuration options, WriteMode writeMode) {
+        return new MergeOptions(
+                options.get(DeltaLiteOptions.MAX_PARALLEL_FILES),
+                options.get(DeltaLiteOptions.MAX_BUFFERED_BYTES).getBytes(),
+                options.getOptional(DeltaLiteOptions.TARGET_FILE_SIZE)
+                        .map(SinkConfig::positiveTargetFileSize)
+                        .orElse(0L),
+                options.get(DeltaLiteOptions.ROW_GROUP_SIZE).getBytes(),
+                options.get(DeltaLiteOptions.READ_BATCH_SIZE),
+                options.get(DeltaLiteOptions.PRUNE_STRATEGY),
+                options.get(DeltaLiteOptions.COMMIT_RETRIES),
+                options.get(DeltaLiteOptions.NULL_KEY_POLICY),
+                writeMode,
+                options.get(DeltaLiteOptions.DV_REWRITE_THRESHOLD),
+                new CompactionOptions(
+                        options.get(DeltaLiteOptions.COMPACTION_ENABLED),
+                        options.getOptional(DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE)
+                                .map(MemorySize::getBytes)
+                                .orElse(0L),
+                        options.get(DeltaLiteOptions.COMPACTION_MAX_BYTES_PER_CHECKPOINT)
+                                .getBytes(),
+                        options.get(DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD)));
     }
 
     /** A target file size that is set must be a size: 0 is not "unset". */
