@@ -143,8 +143,9 @@ public final class DeltaLiteOptions {
                     .memoryType()
                     .noDefaultValue()
                     .withDescription(
-                            "Data files below this size are small and get merged. Defaults to a"
-                                    + " quarter of the target file size.");
+                            "Data files below this size are small: compaction merges them, and"
+                                    + " deletion-vector merges rewrite them rather than mark them."
+                                    + " Defaults to a sixteenth of the target file size (8 MiB).");
 
     public static final ConfigOption<MemorySize> COMPACTION_MAX_BYTES_PER_CHECKPOINT =
             ConfigOptions.key("compaction.max-bytes-per-checkpoint")

@@ -40,20 +40,38 @@ class DeltaLiteFailureITCase {
         FaultInjection.disarmAll();
     }
 
+    /**
+     * Few keys, changed again and again (merges rewrite or mark most files every checkpoint); or so
+     * many that nearly every change inserts, leaving files untouched for compaction.
+     */
+    private static final int HOT_KEYS = 700;
+
+    private static final int WIDE_KEYS = 100_000_000;
+
     static Stream<Arguments> pointsAndModes() {
-        return Stream.of(WriteMode.AUTO, WriteMode.COPY_ON_WRITE)
-                .flatMap(mode -> Stream.of(Point.values()).map(point -> Arguments.of(point, mode)));
+        Stream<Arguments> hot =
+                Stream.of(WriteMode.AUTO, WriteMode.COPY_ON_WRITE)
+                        .flatMap(
+                                mode ->
+                                        Stream.of(Point.values())
+                                                .map(point -> Arguments.of(point, mode, HOT_KEYS)));
+        Stream<Arguments> wide =
+                Stream.of(Point.values())
+                        .map(point -> Arguments.of(point, WriteMode.AUTO, WIDE_KEYS));
+        return Stream.concat(hot, wide);
     }
 
-    @ParameterizedTest(name = "failure at {0}, write mode {1}")
+    @ParameterizedTest(name = "failure at {0}, write mode {1}, {2} keys")
     @MethodSource("pointsAndModes")
-    void aFailureAtEachPointLosesNothingAndDoublesNothing(Point point, WriteMode mode)
+    void aFailureAtEachPointLosesNothingAndDoublesNothing(Point point, WriteMode mode, int keys)
             throws Exception {
-        ChangeScript script = ChangeScript.generate(point.ordinal(), 5_000, 700, 4, false);
+        // The wide script runs longer: enough checkpoints to fill a size tier of small files.
+        int records = keys == HOT_KEYS ? 5_000 : 12_000;
+        ChangeScript script = ChangeScript.generate(point.ordinal(), records, keys, 4, false);
         Path table = dir.resolve("t");
         AtomicInteger failures = new AtomicInteger();
         // WRITE counts records (fail mid-way); the others count checkpoints (fail at the third).
-        long failAt = point == Point.WRITE ? 2_500 : 3;
+        long failAt = point == Point.WRITE ? records / 2 : 3;
         FaultInjection.arm(
                 point,
                 (location, occurrence) -> {
@@ -75,6 +93,10 @@ class DeltaLiteFailureITCase {
                         // Small enough that writers also merge between checkpoints.
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("96kb"))
                         .option(DeltaLiteOptions.WRITE_MODE, mode.toString())
+                        // With few keys files stay tiny: none small, so that they get vectors.
+                        .option(
+                                DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE,
+                                MemorySize.parse(keys == HOT_KEYS ? "256b" : "16kb"))
                         .build(),
                 4);
         env.execute("failure-at-" + point);
@@ -86,7 +108,14 @@ class DeltaLiteFailureITCase {
         // writers when they closed, and after the restore for checkpoints that never completed.
         assertThat(DeltaHistory.uncommittedDataFiles(table)).isEmpty();
         assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
-        if (mode == WriteMode.AUTO) {
+        if (keys == WIDE_KEYS) {
+            io.deltalite.flink.internal.delta.KernelTableReader.liveFiles(table.toString())
+                    .values()
+                    .forEach(f -> System.out.println("DEBUGFILE " + f.path() + " " + f.size()));
+            DeltaHistory.commits(table).forEach(c -> System.out.println("DEBUGCOMMIT " + c));
+            // Compaction ran (in the last merge of a checkpoint, which PREPARED follows).
+            assertThat(DeltaHistory.compactedFiles(table)).as("files compacted").isPositive();
+        } else if (mode == WriteMode.AUTO) {
             assertThat(DeltaHistory.deletionVectorAdds(table))
                     .as("files given a deletion vector")
                     .isPositive();

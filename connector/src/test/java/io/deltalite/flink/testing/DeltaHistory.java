@@ -180,6 +180,16 @@ public final class DeltaHistory {
         return actions;
     }
 
+    /** Files removed by compaction ({@code dataChange = false}) over the table's history. */
+    public static long compactedFiles(Path table) {
+        return actions(table).stream()
+                .filter(
+                        action ->
+                                action.has("remove")
+                                        && !action.get("remove").get("dataChange").asBoolean())
+                .count();
+    }
+
     /** The actions of the commit file of {@code version}. */
     public static List<JsonNode> actions(Path table, long version) {
         List<JsonNode> actions = new ArrayList<>();

@@ -7,7 +7,7 @@ import java.io.Serializable;
  *
  * @param enabled whether a writer compacts at all
  * @param smallFileSizeBytes files below this size are small and get packed together; 0 means a
- *     quarter of the target file size
+ *     sixteenth of the target file size
  * @param maxBytesPerCheckpoint bytes of files one writer may read for compaction per checkpoint
  * @param deletedRowsThreshold a file whose deletion vector deletes more than this share of its rows
  *     is rewritten without them

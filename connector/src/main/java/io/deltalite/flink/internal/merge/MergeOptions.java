@@ -88,7 +88,7 @@ public record MergeOptions(
     public long smallFileSize(long targetSize) {
         return compaction.smallFileSizeBytes() > 0
                 ? compaction.smallFileSizeBytes()
-                : Math.max(1, targetSize / 4);
+                : Math.max(1, targetSize / 16);
     }
 
     private static void requirePositive(long value, String name) {

@@ -37,8 +37,9 @@ final class MergeStats {
                 s.deletionVectorBytes(),
                 s.filesCompacted() + inputs,
                 s.bytesCompacted() + sign * compaction.bytesRead(),
-                s.liveFiles(),
-                s.smallFiles());
+                // Taking a compaction away restores its inputs (most of them small).
+                sign < 0 ? s.liveFiles() - inputs + outputs : s.liveFiles(),
+                sign < 0 ? Math.max(0, s.smallFiles() - inputs + outputs) : s.smallFiles());
     }
 
     /** {@code s} with the file counts of its partition after the commit. */

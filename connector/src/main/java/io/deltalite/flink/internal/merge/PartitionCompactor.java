@@ -67,7 +67,20 @@ public final class PartitionCompactor {
         this.store = table.files();
         this.location = table.location();
         this.targetFileSize = table.targetFileSizeBytes();
-        this.smallFileSize = options.smallFileSize(targetFileSize);
+        long configured = options.smallFileSize(targetFileSize);
+        // Four small files must fit one output file, or outputs would be small again and be
+        // rewritten forever.
+        long limit = Math.max(1, targetFileSize / FAN_IN);
+        if (configured > limit) {
+            LOG.warn(
+                    "compaction.small-file-size ({} bytes) is above a quarter of the target file"
+                            + " size of table {} ({} bytes); using {} bytes.",
+                    configured,
+                    location,
+                    targetFileSize,
+                    limit);
+        }
+        this.smallFileSize = Math.min(configured, limit);
     }
 
     public long smallFileSize() {
@@ -98,6 +111,10 @@ public final class PartitionCompactor {
             PartitionValues partition, List<DataFile> candidates, Budget budget, Policy policy) {
         Compaction done = Compaction.NONE;
         for (List<DataFile> bin : plan(candidates, policy, budget.total())) {
+            if (Thread.currentThread().isInterrupted()) {
+                // Cancelled: what is done so far is still a valid compaction.
+                break;
+            }
             long bytes = bytes(bin);
             if (!budget.claim(bytes)) {
                 continue;
@@ -115,6 +132,10 @@ public final class PartitionCompactor {
                                         options.readBatchSize()));
                 done = done.plus(new Compaction(bin, outputs, bytes));
             } catch (RuntimeException e) {
+                if (isInterruption(e)) {
+                    done.outputs().forEach(store::deleteUncommitted);
+                    throw e;
+                }
                 LOG.warn(
                         "Compacting {} file(s) of partition {} of table {} failed; they stay as"
                                 + " they are: {}",
@@ -125,6 +146,23 @@ public final class PartitionCompactor {
             }
         }
         return done;
+    }
+
+    private static boolean isInterruption(Throwable error) {
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InterruptedException
+                    || cause instanceof java.io.InterruptedIOException
+                    || cause instanceof java.nio.channels.ClosedByInterruptException) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
     }
 
     /**

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.LongAdder;
  *       most {@code max-parallel-files} files are read at once, each lane writing its own output;
  *   <li>with deletion vectors (when the caller passes a {@link DeletionVectorSink}), a committed
  *       file keeps its data and gets a deletion vector marking those rows instead ({@link
- *       DeletionVectorMarker}); files this checkpoint wrote itself are always rewritten;
+ *       DeletionVectorMarker}); files this checkpoint wrote itself are always rewritten, and so are
+ *       small files while compaction is on;
  *   <li>files without a changed key are carried over untouched.
  * </ol>
  *
@@ -367,10 +368,14 @@ public final class PartitionMerger {
         List<DataFile> toRewrite = new ArrayList<>();
         if (vectors != null) {
             // Committed files are marked; reading their keys for the positions is their probe.
+            // Small files are rewritten instead when compaction is on: it would rewrite them
+            // anyway, and a file marked in a commit cannot be compacted in the same one.
             List<DataFile> committed = new ArrayList<>();
             List<DataFile> own = new ArrayList<>();
             for (DataFile file : candidates) {
-                (ownPaths.contains(file.path()) || freshPaths.contains(file.path())
+                (ownPaths.contains(file.path())
+                                        || freshPaths.contains(file.path())
+                                        || (options.compaction().enabled() && sizes.isSmall(file))
                                 ? own
                                 : committed)
                         .add(file);

@@ -71,8 +71,11 @@ class DeletionVectorWriteTest {
     private static final TableDefinition WITHOUT_VECTORS =
             new TableDefinition(COLUMNS, List.of("id"), List.of(), Map.of());
 
+    /** Without compaction, which would rewrite these tiny files rather than mark them. */
     private static final MergeOptions VECTORS =
-            MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS);
+            MergeOptions.DEFAULTS
+                    .withWriteMode(WriteMode.DELETION_VECTORS)
+                    .withCompaction(io.deltalite.flink.internal.merge.CompactionOptions.DISABLED);
 
     @TempDir Path dir;
 

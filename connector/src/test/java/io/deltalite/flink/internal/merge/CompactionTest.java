@@ -251,7 +251,7 @@ class CompactionTest {
             PartitionCompactor compactor =
                     new PartitionCompactor(harness.table(), MergeOptions.DEFAULTS);
             long small = compactor.smallFileSize();
-            assertThat(small).isEqualTo(MergeOptions.DEFAULT_TARGET_FILE_SIZE / 4);
+            assertThat(small).isEqualTo(MergeOptions.DEFAULT_TARGET_FILE_SIZE / 16);
             assertThat(compactor.tier(small - 1)).isZero();
             assertThat(compactor.tier(small / 4 - 1)).isEqualTo(1);
             assertThat(compactor.tier(small / 16)).isEqualTo(1);

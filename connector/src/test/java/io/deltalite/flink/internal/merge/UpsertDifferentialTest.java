@@ -146,9 +146,17 @@ class UpsertDifferentialTest {
         MergeOptions options = randomOptions(random).withWriteMode(mode);
         if (mode == WriteMode.DELETION_VECTORS) {
             double[] thresholds = {0.05, 0.3, 0.5, 1.0};
+            // Small files are rewritten, not marked: keep some of these tiny files above it.
+            CompactionOptions compaction = options.compaction();
             options =
                     options.withDeletionVectorRewriteThreshold(
-                            thresholds[random.nextInt(thresholds.length)]);
+                                    thresholds[random.nextInt(thresholds.length)])
+                            .withCompaction(
+                                    new CompactionOptions(
+                                            true,
+                                            256 + random.nextInt(1024),
+                                            compaction.maxBytesPerCheckpoint(),
+                                            compaction.deletedRowsThreshold()));
         }
         return options;
     }
