@@ -10,7 +10,7 @@ import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.SinkJobs;
 import io.deltalite.flink.testing.s3.CommitWorkload;
-import io.deltalite.flink.testing.s3.IfNoneMatchDroppingProxy;
+import io.deltalite.flink.testing.s3.S3ForwardingProxy;
 import io.deltalite.flink.testing.s3.S3ProxyExtension;
 import io.deltalite.flink.testing.s3.S3UpsertHarness;
 import io.deltalite.flink.testing.s3.S3aSettings;
@@ -42,11 +42,11 @@ class S3NonConformingEndpointITCase {
     /** Behind the dropping proxy the server must accept requests altered after signing. */
     @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension(false);
 
-    private static IfNoneMatchDroppingProxy endpoint;
+    private static S3ForwardingProxy endpoint;
 
     @BeforeAll
     static void startProxy() {
-        endpoint = IfNoneMatchDroppingProxy.start(S3.server().endpoint());
+        endpoint = S3ForwardingProxy.droppingIfNoneMatch(S3.server().endpoint());
     }
 
     @AfterAll

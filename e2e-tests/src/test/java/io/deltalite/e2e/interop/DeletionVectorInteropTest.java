@@ -37,8 +37,11 @@ class DeletionVectorInteropTest {
                     List.of("day"),
                     Map.of("delta.enableDeletionVectors", "true"));
 
+    /** Without compaction, which would rewrite these small files rather than mark them. */
     private static final MergeOptions VECTORS =
-            MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS);
+            MergeOptions.DEFAULTS
+                    .withWriteMode(WriteMode.DELETION_VECTORS)
+                    .withCompaction(io.deltalite.flink.internal.merge.CompactionOptions.DISABLED);
 
     @TempDir Path dir;
 

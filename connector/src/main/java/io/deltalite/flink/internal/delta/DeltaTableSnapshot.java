@@ -472,6 +472,18 @@ final class DeltaTableSnapshot implements TableSnapshot {
         for (PostCommitHook hook : result.getPostCommitHooks()) {
             try {
                 hook.threadSafeInvoke(engine);
+                if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT) {
+                    long deleted =
+                            KernelInternals.cleanupExpiredLogs(engine, snapshot, table.tablePath());
+                    if (deleted > 0) {
+                        LOG.info(
+                                "Deleted {} log file(s) of {} past its log retention, after the"
+                                        + " checkpoint at version {}.",
+                                deleted,
+                                table.location(),
+                                result.getVersion());
+                    }
+                }
             } catch (IOException | RuntimeException e) {
                 LOG.warn(
                         "Post-commit step {} after version {} of {} failed; the commit stands and"

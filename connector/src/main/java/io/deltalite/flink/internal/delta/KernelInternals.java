@@ -116,6 +116,42 @@ final class KernelInternals {
         return SingleAction.createAddFileSingleAction(row);
     }
 
+    /**
+     * Deletes the log files of {@code snapshot}'s table that are older than its {@code
+     * delta.logRetentionDuration} and precede a log checkpoint, as Delta writers do after a
+     * checkpoint — unless the table turns that off ({@code delta.enableExpiredLogCleanup}) or
+     * protects its checkpoints. Kernel's own checkpoint hook skips it for the snapshot a commit
+     * returns, so the sink calls it after writing a checkpoint.
+     *
+     * @return how many files were deleted
+     */
+    static long cleanupExpiredLogs(
+            io.delta.kernel.engine.Engine engine, Snapshot snapshot, String tablePath)
+            throws java.io.IOException {
+        io.delta.kernel.internal.SnapshotImpl impl =
+                (io.delta.kernel.internal.SnapshotImpl) snapshot;
+        io.delta.kernel.internal.actions.Metadata metadata = impl.getMetadata();
+        boolean enabled =
+                io.delta.kernel.internal.TableConfig.EXPIRED_LOG_CLEANUP_ENABLED.fromMetadata(
+                        metadata);
+        boolean protectedCheckpoints =
+                impl.getProtocol()
+                        .getWriterFeatures()
+                        .contains(
+                                io.delta.kernel.internal.tablefeatures.TableFeatures
+                                        .CHECKPOINT_PROTECTION_W_FEATURE
+                                        .featureName());
+        if (!enabled || protectedCheckpoints) {
+            return 0;
+        }
+        long retention = io.delta.kernel.internal.TableConfig.LOG_RETENTION.fromMetadata(metadata);
+        return io.delta.kernel.internal.snapshot.MetadataCleanup.cleanupExpiredLogs(
+                engine,
+                System::currentTimeMillis,
+                new io.delta.kernel.internal.fs.Path(tablePath),
+                retention);
+    }
+
     /** The reader and writer table features the table's protocol lists, in order. */
     static Set<String> tableFeatures(Snapshot snapshot) {
         Set<String> features = new TreeSet<>(snapshot.getProtocol().getWriterFeatures());

@@ -160,18 +160,7 @@ public record PartitionWriteResult(
 
     /** This result, whose vectors are all in {@code paths} (a subset of its vector files). */
     public PartitionWriteResult withVectorFilePaths(List<String> paths) {
-        return new PartitionWriteResult(
-                partition,
-                baseVersion,
-                baseFingerprint,
-                removedFiles,
-                upsertFiles,
-                survivorFiles,
-                vectorFiles,
-                paths,
-                deletedKeys,
-                stats,
-                compaction);
+        return with(paths, stats, compaction);
     }
 
     /**
@@ -179,16 +168,8 @@ public record PartitionWriteResult(
      * partition after both.
      */
     public PartitionWriteResult withCompaction(Compaction added, long liveFiles, long smallFiles) {
-        return new PartitionWriteResult(
-                partition,
-                baseVersion,
-                baseFingerprint,
-                removedFiles,
-                upsertFiles,
-                survivorFiles,
-                vectorFiles,
+        return with(
                 vectorFilePaths,
-                deletedKeys,
                 MergeStats.withFileCounts(
                         MergeStats.plusCompaction(stats, added), liveFiles, smallFiles),
                 compaction.plus(added));
@@ -200,6 +181,12 @@ public record PartitionWriteResult(
      * checkpoint committed without them.
      */
     public PartitionWriteResult withoutCompaction() {
+        return with(
+                vectorFilePaths, MergeStats.minusCompaction(stats, compaction), Compaction.NONE);
+    }
+
+    private PartitionWriteResult with(
+            List<String> newVectorFilePaths, UpsertStats newStats, Compaction newCompaction) {
         return new PartitionWriteResult(
                 partition,
                 baseVersion,
@@ -208,10 +195,10 @@ public record PartitionWriteResult(
                 upsertFiles,
                 survivorFiles,
                 vectorFiles,
-                vectorFilePaths,
+                newVectorFilePaths,
                 deletedKeys,
-                MergeStats.minusCompaction(stats, compaction),
-                Compaction.NONE);
+                newStats,
+                newCompaction);
     }
 
     /** Whether committing this result would change nothing. */

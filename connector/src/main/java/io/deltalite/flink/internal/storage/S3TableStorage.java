@@ -179,6 +179,9 @@ public final class S3TableStorage {
      */
     public List<FileStatus> listFrom(String path) throws IOException {
         Path from = new Path(path);
+        if (fs instanceof org.apache.hadoop.fs.s3a.S3AFileSystem s3a) {
+            return new S3LogListing(s3a).listFrom(from);
+        }
         String first = from.getName();
         List<FileStatus> files = new ArrayList<>();
         for (FileStatus status : fs.listStatus(from.getParent())) {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.deltalite.flink.exceptions.DeltaLiteUnsupportedStorageException;
-import io.deltalite.flink.testing.s3.IfNoneMatchDroppingProxy;
+import io.deltalite.flink.testing.s3.S3ForwardingProxy;
 import io.deltalite.flink.testing.s3.S3ProxyExtension;
 import io.deltalite.flink.testing.s3.S3aSettings;
 import java.io.IOException;
@@ -28,11 +28,11 @@ class S3ConditionalWriteProbeTest {
     /** Behind the dropping proxy the server must accept requests altered after signing. */
     @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension(false);
 
-    private static IfNoneMatchDroppingProxy ignoringEndpoint;
+    private static S3ForwardingProxy ignoringEndpoint;
 
     @BeforeAll
     static void startProxy() {
-        ignoringEndpoint = IfNoneMatchDroppingProxy.start(S3.server().endpoint());
+        ignoringEndpoint = S3ForwardingProxy.droppingIfNoneMatch(S3.server().endpoint());
     }
 
     @AfterAll

@@ -22,15 +22,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An S3 endpoint that ignores conditional writes, as some S3-compatible stores do: a loopback HTTP
- * proxy that forwards every request to a real S3 server but drops the {@code If-None-Match} header
- * on the way.
+ * A loopback HTTP proxy in front of a real S3 server that notes every request it forwards, and may
+ * play an S3 endpoint that ignores conditional writes, as some S3-compatible stores do, by dropping
+ * the {@code If-None-Match} header on the way ({@link #droppingIfNoneMatch}).
  *
  * <p>The client signs {@code If-None-Match} (SigV4 signs every header it sends), so the server
- * behind this proxy must not check signatures ({@link S3ProxyServer#start(boolean)} with {@code
- * false}).
+ * behind a dropping proxy must not check signatures ({@link S3ProxyServer#start(boolean)} with
+ * {@code false}).
  */
-public final class IfNoneMatchDroppingProxy implements AutoCloseable {
+public final class S3ForwardingProxy implements AutoCloseable {
     /** Headers the JDK's HTTP client sets itself, and hop-by-hop headers. */
     private static final Set<String> NOT_FORWARDED =
             Set.of(
@@ -53,9 +53,24 @@ public final class IfNoneMatchDroppingProxy implements AutoCloseable {
     private final HttpClient client;
     private final String target;
     private final AtomicInteger dropped = new AtomicInteger();
+    private final boolean dropConditions;
 
-    private IfNoneMatchDroppingProxy(String target) throws IOException {
+    /** One request forwarded: method, URI (path and query), status and response body size. */
+    public record Forwarded(String method, String uri, int status, int responseBytes) {
+        /** Whether it lists objects (ListObjectsV2) under {@code prefix}. */
+        public boolean listsUnder(String prefix) {
+            return method.equals("GET")
+                    && uri.contains("list-type=2")
+                    && java.net.URLDecoder.decode(uri, java.nio.charset.StandardCharsets.UTF_8)
+                            .contains("prefix=" + prefix);
+        }
+    }
+
+    private final List<Forwarded> requests = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private S3ForwardingProxy(String target, boolean dropConditions) throws IOException {
         this.target = target;
+        this.dropConditions = dropConditions;
         this.client =
                 HttpClient.newBuilder()
                         .version(HttpClient.Version.HTTP_1_1)
@@ -69,13 +84,35 @@ public final class IfNoneMatchDroppingProxy implements AutoCloseable {
         server.start();
     }
 
-    /** Starts a proxy in front of {@code target}, for example {@code http://127.0.0.1:9000}. */
-    public static IfNoneMatchDroppingProxy start(String target) {
+    /**
+     * Starts a proxy in front of {@code target} (for example {@code http://127.0.0.1:9000}) that
+     * drops {@code If-None-Match}.
+     */
+    public static S3ForwardingProxy droppingIfNoneMatch(String target) {
+        return start(target, true);
+    }
+
+    /** Starts a proxy in front of {@code target} that forwards requests as they are. */
+    public static S3ForwardingProxy recording(String target) {
+        return start(target, false);
+    }
+
+    private static S3ForwardingProxy start(String target, boolean dropConditions) {
         try {
-            return new IfNoneMatchDroppingProxy(target);
+            return new S3ForwardingProxy(target, dropConditions);
         } catch (IOException e) {
             throw new UncheckedIOException("starting the proxy failed", e);
         }
+    }
+
+    /** The requests forwarded so far, in arrival order. */
+    public List<Forwarded> requests() {
+        return List.copyOf(requests);
+    }
+
+    /** Forgets the requests noted so far. */
+    public void clearRequests() {
+        requests.clear();
     }
 
     /** {@code http://127.0.0.1:PORT}. */
@@ -104,7 +141,7 @@ public final class IfNoneMatchDroppingProxy implements AutoCloseable {
                                             : HttpRequest.BodyPublishers.ofByteArray(body));
             for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
                 String name = header.getKey().toLowerCase(Locale.ROOT);
-                if (name.equals("if-none-match")) {
+                if (dropConditions && name.equals("if-none-match")) {
                     dropped.incrementAndGet();
                 } else if (!NOT_FORWARDED.contains(name)) {
                     header.getValue().forEach(value -> request.header(header.getKey(), value));
@@ -128,6 +165,12 @@ public final class IfNoneMatchDroppingProxy implements AutoCloseable {
                             });
             boolean head = exchange.getRequestMethod().equalsIgnoreCase("HEAD");
             byte[] responseBody = response.body();
+            requests.add(
+                    new Forwarded(
+                            exchange.getRequestMethod(),
+                            exchange.getRequestURI().toString(),
+                            response.statusCode(),
+                            responseBody.length));
             if (head) {
                 response.headers()
                         .firstValue("content-length")
