@@ -196,6 +196,24 @@ public final class BenchProbe {
         return -1;
     }
 
+    /**
+     * The sink's defaults in {@code mode}, except that no file is small to compaction: in
+     * deletion-vector mode every touched file is marked (as section 7 was measured), however small
+     * the smoke run's files are.
+     */
+    private static MergeOptions mergeOptions(WriteMode mode) {
+        io.deltalite.flink.internal.merge.CompactionOptions defaults =
+                MergeOptions.DEFAULTS.compaction();
+        return MergeOptions.DEFAULTS
+                .withWriteMode(mode)
+                .withCompaction(
+                        new io.deltalite.flink.internal.merge.CompactionOptions(
+                                true,
+                                1,
+                                defaults.maxBytesPerCheckpoint(),
+                                defaults.deletedRowsThreshold()));
+    }
+
     private static void deltaliteMerge(
             String table,
             BenchTable.Keys keys,
@@ -206,7 +224,7 @@ public final class BenchProbe {
                 UpsertHarness.open(
                         table,
                         BenchTable.definition(keys),
-                        MergeOptions.DEFAULTS.withWriteMode(mode))) {
+                        mergeOptions(mode))) {
             for (Object[] row : changes) {
                 deltalite.upsert(row);
             }
@@ -246,7 +264,7 @@ public final class BenchProbe {
                 UpsertHarness.open(
                         table,
                         BenchTable.definition(BenchTable.Keys.SEQUENTIAL),
-                        MergeOptions.DEFAULTS.withWriteMode(mode))) {
+                        mergeOptions(mode))) {
             for (int commit = 0; commit < commits; commit++) {
                 long started = System.nanoTime();
                 for (Object[] row :

@@ -29,9 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Spark on tables that deltalite compacts: every version reads right before and after a
- * compaction, the history shows the commits, and Spark's OPTIMIZE beside deltalite's compaction
- * of the same partition leaves the table right without failing a checkpoint.
+ * Spark on tables that deltalite compacts: every version reads right before and after a compaction,
+ * the history shows the commits, and Spark's OPTIMIZE beside deltalite's compaction of the same
+ * partition leaves the table right without failing a checkpoint.
  */
 class SparkReadsCompactedTablesTest {
     private static final TableDefinition ITEMS =
@@ -77,7 +77,9 @@ class SparkReadsCompactedTablesTest {
             committed.forEach(
                     (version, rows) ->
                             assertThat(Rows.sorted(SparkRows.readVersion(table, version)))
-                                    .as("%s: version %d read by Spark with VERSION AS OF", mode, version)
+                                    .as(
+                                            "%s: version %d read by Spark with VERSION AS OF",
+                                            mode, version)
                                     .isEqualTo(rows));
             List<Row> history = SparkDelta.sql("DESCRIBE HISTORY delta.`" + table + "`");
             assertThat(history).hasSize(committed.size() + 1);
@@ -122,7 +124,9 @@ class SparkReadsCompactedTablesTest {
         String table = dir.resolve("contended").toString();
         try (UpsertHarness deltalite =
                 UpsertHarness.open(
-                        table, ITEMS, MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS))) {
+                        table,
+                        ITEMS,
+                        MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS))) {
             for (long checkpoint = 0; checkpoint < 4; checkpoint++) {
                 upsert(deltalite, checkpoint * 2, 0);
                 deltalite.commit();
@@ -139,6 +143,7 @@ class SparkReadsCompactedTablesTest {
 
             // Spark's OPTIMIZE running while deltalite commits checkpoint after checkpoint.
             AtomicInteger optimizeFailures = new AtomicInteger();
+            java.util.Set<String> refusals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             Thread optimizer =
                     new Thread(
                             () -> {
@@ -148,6 +153,7 @@ class SparkReadsCompactedTablesTest {
                                     } catch (RuntimeException e) {
                                         // Spark's own conflict check may refuse its commit.
                                         optimizeFailures.incrementAndGet();
+                                        refusals.add(e.getClass().getSimpleName());
                                     }
                                 }
                             });
@@ -163,8 +169,8 @@ class SparkReadsCompactedTablesTest {
             }
             optimizer.join();
             System.out.printf(
-                    "Spark OPTIMIZE beside deltalite: %d of 3 refused by Spark%n",
-                    optimizeFailures.get());
+                    "Spark OPTIMIZE beside deltalite: %d of 3 refused by Spark (%s)%n",
+                    optimizeFailures.get(), refusals);
             assertThat(Rows.sorted(SparkRows.readTable(table))).isEqualTo(expected());
             assertThat(Rows.sorted(KernelTableReader.readAll(table))).isEqualTo(expected());
             assertThat(DeltaHistory.missingReferencedFiles(Path.of(table))).isEmpty();

@@ -161,7 +161,13 @@ class SparkReadsDeltaliteTablesTest {
                         List.of("id"),
                         List.of(),
                         Map.of());
-        try (UpsertHarness deltalite = open(table, definition)) {
+        // Without compaction, which would merge the six small files into one sorted file.
+        try (UpsertHarness deltalite =
+                UpsertHarness.open(
+                        table,
+                        definition,
+                        MergeOptions.DEFAULTS.withCompaction(
+                                io.deltalite.flink.internal.merge.CompactionOptions.DISABLED))) {
             // Six commits of disjoint key ranges: six files, each with its own key range.
             for (long range = 0; range < 6; range++) {
                 for (long id = range * 100; id < range * 100 + 100; id++) {

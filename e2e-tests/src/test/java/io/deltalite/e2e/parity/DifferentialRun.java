@@ -81,9 +81,17 @@ final class DifferentialRun implements AutoCloseable {
                                 table.partitionColumns(),
                                 properties),
                         // The default threshold sends mostly-rewritten files to copy-on-write;
-                        // keep vectors on every file but an entirely deleted one.
+                        // keep vectors on every file but an entirely deleted one. No file of
+                        // these small tables is small to compaction (which rewrites small files
+                        // rather than mark them), but worn files are still compacted.
                         options.withWriteMode(WriteMode.DELETION_VECTORS)
-                                .withDeletionVectorRewriteThreshold(1.0));
+                                .withDeletionVectorRewriteThreshold(1.0)
+                                .withCompaction(
+                                        new io.deltalite.flink.internal.merge.CompactionOptions(
+                                                true,
+                                                1,
+                                                options.compaction().maxBytesPerCheckpoint(),
+                                                options.compaction().deletedRowsThreshold())));
         SparkMergeOracle merge =
                 SparkMergeOracle.create(dir.resolve("spark-merge").toString(), table);
         return new DifferentialRun(scenario, deltalitePath, deltalite, vectorsPath, vectors, merge);
