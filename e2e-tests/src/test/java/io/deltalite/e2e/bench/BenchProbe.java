@@ -221,10 +221,7 @@ public final class BenchProbe {
             WriteMode mode,
             Map<String, Object> result) {
         try (UpsertHarness deltalite =
-                UpsertHarness.open(
-                        table,
-                        BenchTable.definition(keys),
-                        mergeOptions(mode))) {
+                UpsertHarness.open(table, BenchTable.definition(keys), mergeOptions(mode))) {
             for (Object[] row : changes) {
                 deltalite.upsert(row);
             }
