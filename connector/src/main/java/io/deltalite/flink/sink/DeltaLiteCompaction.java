@@ -29,6 +29,8 @@ import org.apache.flink.configuration.Configuration;
  * }</pre>
  *
  * <p>Files the pass replaces stay on storage for time travel until {@code VACUUM} removes them.
+ * On an S3 endpoint without conditional writes ({@code s3.single-writer}) the pass is a second
+ * writer: run it only while no sink job writes the table.
  */
 @PublicEvolving
 public final class DeltaLiteCompaction {
@@ -68,6 +70,14 @@ public final class DeltaLiteCompaction {
      *     ({@code -1} when it found nothing to compact)
      */
     public UpsertStats run() {
+        if (options.get(DeltaLiteOptions.S3_SINGLE_WRITER)) {
+            org.slf4j.LoggerFactory.getLogger(DeltaLiteCompaction.class)
+                    .warn(
+                            "Compacting {} in S3 single-writer mode: no sink job may write the"
+                                    + " table while the pass runs, or commits overwrite each"
+                                    + " other and data is lost.",
+                            location);
+        }
         MergeOptions merge = SinkConfig.mergeOptions(options, WriteMode.COPY_ON_WRITE);
         DeltaTable table =
                 DeltaTable.open(

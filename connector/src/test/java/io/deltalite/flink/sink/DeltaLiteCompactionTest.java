@@ -96,6 +96,53 @@ class DeltaLiteCompactionTest {
     }
 
     @Test
+    void thePassCompactsBesideASinkThatKeepsCommittingToTheSamePartitions() throws Exception {
+        MergeOptions uncompacted = MergeOptions.DEFAULTS.withCompaction(CompactionOptions.DISABLED);
+        Map<Long, Object[]> model = new java.util.concurrent.ConcurrentHashMap<>();
+        try (UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), EVENTS_BY_DAY, uncompacted)) {
+            for (long checkpoint = 0; checkpoint < 30; checkpoint++) {
+                for (long id = checkpoint * 10; id < checkpoint * 10 + 10; id++) {
+                    Object[] row = {id, "2026-11-0" + (1 + id % 2), "v" + checkpoint};
+                    harness.upsert(row);
+                    model.put(id, row);
+                }
+                harness.commit();
+            }
+            java.util.concurrent.atomic.AtomicReference<UpsertStats> pass =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            Thread compaction =
+                    new Thread(() -> pass.set(DeltaLiteCompaction.forTable(dir.toString()).run()));
+            compaction.start();
+            // The sink adds files to both partitions and updates compacted rows meanwhile.
+            long next = 1000;
+            while (compaction.isAlive()) {
+                Object[] insert = {next, "2026-11-0" + (1 + next % 2), "new"};
+                Object[] update = {next % 300, "2026-11-0" + (1 + next % 300 % 2), "updated"};
+                harness.upsert(insert);
+                harness.upsert(update);
+                model.put((Long) insert[0], insert);
+                model.put((Long) update[0], update);
+                next++;
+                harness.commit();
+            }
+            compaction.join();
+            // One more checkpoint: the writer then deletes the files of its last one that a
+            // re-merge at commit replaced.
+            Object[] last = {next, "2026-11-01", "last"};
+            harness.upsert(last);
+            model.put(next, last);
+            harness.commit();
+            assertThat(pass.get().filesCompacted())
+                    .as("files compacted beside the sink")
+                    .isPositive();
+        }
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(model.values()));
+        assertThat(DeltaHistory.uncommittedDataFiles(dir)).isEmpty();
+    }
+
+    @Test
     void aSmallBudgetSpreadsThePassOverSeveralCommits() {
         MergeOptions uncompacted = MergeOptions.DEFAULTS.withCompaction(CompactionOptions.DISABLED);
         try (UpsertHarness harness =

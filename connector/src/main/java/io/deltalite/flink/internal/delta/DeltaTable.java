@@ -76,6 +76,10 @@ public final class DeltaTable implements MergeTable {
     private final DeletionVectorFiles deletionVectors;
     private final long targetFileSize;
 
+    /** When this process last deleted expired log files of the table (0: never). */
+    private final java.util.concurrent.atomic.AtomicLong lastLogCleanupMillis =
+            new java.util.concurrent.atomic.AtomicLong();
+
     private DeltaTable(
             String location,
             String tablePath,
@@ -491,6 +495,21 @@ public final class DeltaTable implements MergeTable {
     }
 
     /** The qualified table path, a Hadoop path string (see {@link #qualify}). */
+    /**
+     * Whether it is time to delete expired log files again: at most once an hour per process (and
+     * at least every half retention), because doing so lists the whole retained log — a month of
+     * commits by default.
+     */
+    boolean claimLogCleanup(long retentionMillis) {
+        long now = System.currentTimeMillis();
+        long last = lastLogCleanupMillis.get();
+        long interval = Math.min(LOG_CLEANUP_INTERVAL_MILLIS, Math.max(0, retentionMillis / 2));
+        return (last == 0 || now - last >= interval)
+                && lastLogCleanupMillis.compareAndSet(last, now);
+    }
+
+    static final long LOG_CLEANUP_INTERVAL_MILLIS = 60 * 60 * 1000L;
+
     String tablePath() {
         return tablePath;
     }

@@ -467,14 +467,49 @@ final class DeltaTableSnapshot implements TableSnapshot {
                 file.path(), file.sizeBytes(), file.modificationTime(), statistics);
     }
 
+    /**
+     * Deletes the checksum files ({@code <version>.crc}) of versions older than the oldest commit
+     * file left, which Kernel's cleanup of expired log files does not delete.
+     */
+    private long deleteOrphanedChecksums() throws IOException {
+        String log = table.tablePath() + "/_delta_log/";
+        List<String> checksums = new ArrayList<>();
+        long oldestCommit = Long.MAX_VALUE;
+        try (CloseableIterator<io.delta.kernel.utils.FileStatus> files =
+                engine.getFileSystemClient().listFrom(log + String.format("%020d", 0))) {
+            while (files.hasNext()) {
+                String path = files.next().getPath();
+                String name = path.substring(path.lastIndexOf('/') + 1);
+                if (name.matches("\\d{20}\\.json")) {
+                    oldestCommit = Math.min(oldestCommit, Long.parseLong(name.substring(0, 20)));
+                } else if (name.matches("\\d{20}\\.crc")) {
+                    checksums.add(path);
+                }
+            }
+        }
+        long deleted = 0;
+        for (String path : checksums) {
+            String name = path.substring(path.lastIndexOf('/') + 1);
+            if (Long.parseLong(name.substring(0, 20)) < oldestCommit
+                    && engine.getFileSystemClient().delete(path)) {
+                deleted++;
+            }
+        }
+        return deleted;
+    }
+
     /** Log checkpoints and checksums; a failure here does not undo the commit. */
     private void runPostCommitHooks(TransactionCommitResult result) {
         for (PostCommitHook hook : result.getPostCommitHooks()) {
             try {
                 hook.threadSafeInvoke(engine);
-                if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT) {
+                if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT
+                        && table.claimLogCleanup(KernelInternals.logRetentionMillis(snapshot))) {
                     long deleted =
                             KernelInternals.cleanupExpiredLogs(engine, snapshot, table.tablePath());
+                    if (deleted > 0) {
+                        deleted += deleteOrphanedChecksums();
+                    }
                     if (deleted > 0) {
                         LOG.info(
                                 "Deleted {} log file(s) of {} past its log retention, after the"

@@ -152,6 +152,12 @@ final class KernelInternals {
                 retention);
     }
 
+    /** The table's {@code delta.logRetentionDuration}, in milliseconds. */
+    static long logRetentionMillis(Snapshot snapshot) {
+        return io.delta.kernel.internal.TableConfig.LOG_RETENTION.fromMetadata(
+                ((io.delta.kernel.internal.SnapshotImpl) snapshot).getMetadata());
+    }
+
     /** The reader and writer table features the table's protocol lists, in order. */
     static Set<String> tableFeatures(Snapshot snapshot) {
         Set<String> features = new TreeSet<>(snapshot.getProtocol().getWriterFeatures());

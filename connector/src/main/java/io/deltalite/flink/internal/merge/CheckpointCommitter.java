@@ -304,6 +304,11 @@ public final class CheckpointCommitter {
             for (Map.Entry<PartitionValues, PartitionWriteResult> entry : current.entrySet()) {
                 List<DataFile> liveFiles = live.getOrDefault(entry.getKey(), List.of());
                 PartitionWriteResult result = entry.getValue();
+                if (result.changesNoData()) {
+                    // Only a compaction (a maintenance pass): its own rule, checked above, is
+                    // all it needs; files others added meanwhile do not make it stale.
+                    continue;
+                }
                 // Vectors are only valid on the files they were planned against, and only while
                 // the table allows them (someone may have turned them off meanwhile).
                 if (LiveSetFingerprint.of(liveFiles).equals(result.baseFingerprint())

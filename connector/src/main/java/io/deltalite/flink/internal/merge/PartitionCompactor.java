@@ -272,15 +272,20 @@ public final class PartitionCompactor {
             return new Budget(Long.MAX_VALUE);
         }
 
-        /** Takes {@code bytes} from the budget if that many are left. */
+        /**
+         * Takes {@code bytes} from the budget if that many are left — or, for a bin larger than the
+         * whole budget, if nothing was taken yet: such a bin runs alone in its checkpoint rather
+         * than never.
+         */
         boolean claim(long bytes) {
             long left;
             do {
                 left = remaining.get();
-                if (left < bytes) {
+                boolean alone = left == total && bytes > total;
+                if (left < bytes && !alone) {
                     return false;
                 }
-            } while (!remaining.compareAndSet(left, left - bytes));
+            } while (!remaining.compareAndSet(left, Math.max(0, left - bytes)));
             return true;
         }
     }

@@ -201,6 +201,16 @@ public record PartitionWriteResult(
                 newCompaction);
     }
 
+    /** Whether this result only compacts: it removes, adds and deletes nothing else. */
+    public boolean changesNoData() {
+        return removedFiles.isEmpty()
+                && upsertFiles.isEmpty()
+                && survivorFiles.isEmpty()
+                && vectorFiles.isEmpty()
+                && deletedKeys.inline().isEmpty()
+                && deletedKeys.staged().isEmpty();
+    }
+
     /** Whether committing this result would change nothing. */
     public boolean isNoop() {
         return removedFiles.isEmpty()

@@ -100,8 +100,11 @@ public final class TableCompaction {
         PartitionCompactor.Budget budget =
                 new PartitionCompactor.Budget(options.compaction().maxBytesPerCheckpoint());
         List<PartitionWriteResult> results = new ArrayList<>();
-        for (Map.Entry<PartitionValues, List<DataFile>> partition :
-                snapshot.allLiveFiles().entrySet()) {
+        // In random order: every partition gets a share of the budget over the rounds.
+        List<Map.Entry<PartitionValues, List<DataFile>>> partitions =
+                new ArrayList<>(snapshot.allLiveFiles().entrySet());
+        java.util.Collections.shuffle(partitions);
+        for (Map.Entry<PartitionValues, List<DataFile>> partition : partitions) {
             List<DataFile> files = partition.getValue();
             Compaction compaction =
                     compactor.compact(

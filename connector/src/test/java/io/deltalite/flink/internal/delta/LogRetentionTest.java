@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The log does not grow with the table's age: the sink's log checkpoints delete the commit files
- * older than {@code delta.logRetentionDuration} that precede a checkpoint, as Delta writers do.
+ * (and their checksum files) older than {@code delta.logRetentionDuration} that precede a
+ * checkpoint, as Delta writers do.
  */
 class LogRetentionTest {
     @TempDir Path dir;
@@ -50,7 +51,11 @@ class LogRetentionTest {
             }
             assertThat(commitFiles())
                     .as("commit files left after the checkpoint at version 20")
-                    .doesNotContain("00000000000000000000.json", "00000000000000000009.json")
+                    .doesNotContain(
+                            "00000000000000000000.json",
+                            "00000000000000000009.json",
+                            "00000000000000000000.crc",
+                            "00000000000000000009.crc")
                     .contains("00000000000000000020.json");
             assertThat(KernelTableReader.readAll(dir.toString())).hasSize(20);
         }
@@ -59,7 +64,7 @@ class LogRetentionTest {
     private List<String> commitFiles() throws IOException {
         try (Stream<Path> files = Files.list(dir.resolve("_delta_log"))) {
             return files.map(file -> file.getFileName().toString())
-                    .filter(name -> name.endsWith(".json"))
+                    .filter(name -> name.endsWith(".json") || name.endsWith(".crc"))
                     .sorted()
                     .toList();
         }
