@@ -28,9 +28,9 @@ import org.apache.flink.configuration.Configuration;
  *     .run();
  * }</pre>
  *
- * <p>Files the pass replaces stay on storage for time travel until {@code VACUUM} removes them.
- * On an S3 endpoint without conditional writes ({@code s3.single-writer}) the pass is a second
- * writer: run it only while no sink job writes the table.
+ * <p>Files the pass replaces stay on storage for time travel until {@code VACUUM} removes them. On
+ * an S3 endpoint without conditional writes ({@code s3.single-writer}) the pass is a second writer:
+ * run it only while no sink job writes the table.
  */
 @PublicEvolving
 public final class DeltaLiteCompaction {
