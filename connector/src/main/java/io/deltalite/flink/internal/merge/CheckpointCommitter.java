@@ -47,7 +47,10 @@ import org.slf4j.LoggerFactory;
  *       files of the partition rewritten into fewer, {@code dataChange = false}) is committed only
  *       while every file it read is live as it read it; otherwise — and whenever its partition is
  *       merged again — it is dropped, never redone here, and the checkpoint commits without it. A
- *       compaction therefore never fails a checkpoint and never brings back a row.
+ *       result that changes no data (only a compaction, as the one-off pass commits) is never
+ *       merged again: files others added meanwhile do not make it stale, and any change to a file
+ *       it read (a remove, a new deletion vector) fails that check. A compaction therefore never
+ *       fails a checkpoint and never brings back a row.
  *   <li><b>Files.</b> This committer deletes only the files its own re-merges wrote, and only once
  *       the version holding the checkpoint is known not to take them. The writers' files are theirs
  *       to delete ({@link PendingCheckpoints}); see {@link FileReclaimer} for every rule.
