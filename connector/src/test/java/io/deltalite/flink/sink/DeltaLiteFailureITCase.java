@@ -109,10 +109,6 @@ class DeltaLiteFailureITCase {
         assertThat(DeltaHistory.uncommittedDataFiles(table)).isEmpty();
         assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
         if (keys == WIDE_KEYS) {
-            io.deltalite.flink.internal.delta.KernelTableReader.liveFiles(table.toString())
-                    .values()
-                    .forEach(f -> System.out.println("DEBUGFILE " + f.path() + " " + f.size()));
-            DeltaHistory.commits(table).forEach(c -> System.out.println("DEBUGCOMMIT " + c));
             // Compaction ran (in the last merge of a checkpoint, which PREPARED follows).
             assertThat(DeltaHistory.compactedFiles(table)).as("files compacted").isPositive();
         } else if (mode == WriteMode.AUTO) {

@@ -336,12 +336,19 @@ public final class MergeWriter implements AutoCloseable {
                     candidates.add(file);
                 }
             }
-            compaction =
-                    compactor.compact(
-                            merged.partition(),
-                            candidates,
-                            budget,
-                            PartitionCompactor.Policy.TIERED);
+            try {
+                compaction =
+                        compactor.compact(
+                                merged.partition(),
+                                candidates,
+                                budget,
+                                PartitionCompactor.Policy.TIERED);
+            } catch (RuntimeException e) {
+                // Interrupted (the writer is being cancelled): the merge's result never leaves
+                // this task, so nothing else would ever delete the files it wrote.
+                discard(List.of(merged));
+                throw e;
+            }
         }
         Map<String, DataFile> after = new LinkedHashMap<>();
         view.files.forEach(file -> after.put(file.path(), file));

@@ -1,16 +1,19 @@
 package io.deltalite.flink.internal.merge;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.deltalite.flink.internal.delta.ForeignWriter;
 import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.StorageFaults;
 import io.deltalite.flink.internal.merge.ValueType.Kind;
 import io.deltalite.flink.sink.UpsertStats;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
+import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -204,6 +207,50 @@ class CompactionTest {
                 assertThat(harness.table().files().exists(output)).as(output).isFalse();
             }
             assertThat(DeltaHistory.uncommittedDataFiles(dir)).isEmpty();
+        }
+    }
+
+    /**
+     * A writer cancelled (its job failed elsewhere) while the last merge of a checkpoint compacts:
+     * the merge's own files, written just before, must not outlive it — nothing would ever commit
+     * or delete them.
+     */
+    @Test
+    void aWriterInterruptedWhileCompactingLeavesNoFileOfItsMerge() {
+        try (UpsertHarness harness = UpsertHarness.open(location(), ITEMS, MergeOptions.DEFAULTS)) {
+            for (long checkpoint = 0; checkpoint < 4; checkpoint++) {
+                upsert(harness, checkpoint * 10, "x");
+                harness.commit();
+            }
+            // Beyond every file's key range: the merge reads nothing, the compaction reads all.
+            upsert(harness, 100, "new");
+            List<String> committed = new ArrayList<>();
+            harness.table()
+                    .latestSnapshot()
+                    .liveFiles(List.of(PartitionValues.UNPARTITIONED))
+                    .get(PartitionValues.UNPARTITIONED)
+                    .forEach(file -> committed.add(Path.of(file.path()).getFileName().toString()));
+            assertThat(committed).hasSize(4);
+            StorageFaults.arm(
+                    (operation, path, done) -> {
+                        if (operation == StorageFaults.Operation.READ_FILE
+                                && committed.stream().anyMatch(path::endsWith)) {
+                            throw new InterruptedIOException("cancelled while reading " + path);
+                        }
+                    });
+            try {
+                assertThatThrownBy(harness::prepare)
+                        .isInstanceOf(RuntimeException.class)
+                        .satisfies(e -> e.printStackTrace());
+            } finally {
+                StorageFaults.disarm();
+            }
+            // What the sink's writer does when Flink closes it after the failure.
+            harness.writer().discardUncommittable();
+
+            assertThat(DeltaHistory.uncommittedDataFiles(dir)).isEmpty();
+            model.remove(100L);
+            assertThat(read()).isEqualTo(expected());
         }
     }
 
