@@ -177,44 +177,6 @@ final class DeltaTableSnapshot implements TableSnapshot {
         }
     }
 
-    @Override
-    public Set<String> livePaths(Collection<String> paths) {
-        Set<String> wanted = new HashSet<>(paths);
-        Set<String> live = new HashSet<>();
-        if (wanted.isEmpty()) {
-            return live;
-        }
-        URI tableRoot = tableRoot();
-        try (CloseableIterator<FilteredColumnarBatch> batches =
-                snapshot.getScanBuilder().build().getScanFiles(engine)) {
-            while (batches.hasNext()) {
-                try (CloseableIterator<Row> rows = batches.next().getRows()) {
-                    while (rows.hasNext()) {
-                        Row scanFile = rows.next();
-                        Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
-                        String path =
-                                absolutePath(
-                                        tableRoot, add.getString(add.getSchema().indexOf("path")));
-                        if (wanted.contains(path)) {
-                            live.add(path);
-                        }
-                        DeletionVectorRef vector = deletionVector(add);
-                        if (vector != null && !"i".equals(vector.storageType())) {
-                            String vectorPath = table.deletionVectors().path(vector);
-                            if (wanted.contains(vectorPath)) {
-                                live.add(vectorPath);
-                            }
-                        }
-                    }
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    "Listing the files of Delta table " + table.location() + " failed", e);
-        }
-        return live;
-    }
-
     /**
      * A partition predicate for Kernel to skip the log entries of other partitions, or empty to
      * list all and filter here. Only types whose partition values Kernel and deltalite parse alike

@@ -477,9 +477,7 @@ public final class CheckpointCommitter {
 
         /** After a commit of known content: the re-merge outputs it did not take are garbage. */
         private void release(TableSnapshot snapshot, Set<String> addedNames) {
-            release(
-                    snapshot,
-                    new FileReclaimer.Landing(FileReclaimer.Status.COMMITTED, -1, addedNames));
+            release(snapshot, FileReclaimer.Landing.committedHere(addedNames));
         }
 
         private DeltaLiteException failure(Set<PartitionValues> partitions) {

@@ -49,12 +49,12 @@ import org.slf4j.LoggerFactory;
  * <p>Two rules hold for all of them. A file that some committed version references is never
  * deleted: a commit of checkpoint N adds only files written for N (re-merges write new files), so a
  * file of N that the version holding N did not add is referenced by no version; and as a last guard
- * nothing live in the latest version is deleted. A file is deleted only where no reader can still
- * need it: the only reader of a pending checkpoint's data files is the writer that holds it (its
- * view of the partition), the only reader of staged keys is a committer re-merging that checkpoint,
- * which no committer does once it is committed. When the log no longer holds the version in
- * question (expired log files), nothing but staged keys is deleted; {@code VACUUM} reclaims the
- * rest.
+ * nothing that any version since N was prepared added is deleted (read from the log since then,
+ * never from a listing of the whole table). A file is deleted only where no reader can still need
+ * it: the only reader of a pending checkpoint's data files is the writer that holds it (its view of
+ * the partition), the only reader of staged keys is a committer re-merging that checkpoint, which
+ * no committer does once it is committed. When the log no longer holds the version in question
+ * (expired log files), nothing but staged keys is deleted; {@code VACUUM} reclaims the rest.
  */
 public final class FileReclaimer {
     private static final Logger LOG = LoggerFactory.getLogger(FileReclaimer.class);
@@ -77,15 +77,25 @@ public final class FileReclaimer {
      * @param status see {@link Status}
      * @param version the version holding the checkpoint when {@link Status#COMMITTED}, else -1
      * @param addedNames names of the files that version added, when {@link Status#COMMITTED}
+     * @param since the versions after the checkpoint's {@code notCommittedAt}, as far as the
+     *     snapshot it was found in (empty when unknown): the only versions that can reference a
+     *     file written for the checkpoint
      */
-    public record Landing(Status status, long version, Set<String> addedNames) {
+    public record Landing(
+            Status status, long version, Set<String> addedNames, List<CommitRecord> since) {
         public Landing {
             addedNames = Set.copyOf(addedNames);
+            since = List.copyOf(since);
         }
 
-        static final Landing NOT_COMMITTED = new Landing(Status.NOT_COMMITTED, -1, Set.of());
-        static final Landing SKIPPED = new Landing(Status.SKIPPED, -1, Set.of());
-        static final Landing UNKNOWN = new Landing(Status.UNKNOWN, -1, Set.of());
+        static final Landing NOT_COMMITTED =
+                new Landing(Status.NOT_COMMITTED, -1, Set.of(), List.of());
+        static final Landing UNKNOWN = new Landing(Status.UNKNOWN, -1, Set.of(), List.of());
+
+        /** Committed by a commit this process made, which added {@code addedNames}. */
+        static Landing committedHere(Set<String> addedNames) {
+            return new Landing(Status.COMMITTED, -1, addedNames, List.of());
+        }
 
         /** Whether the checkpoint is decided: it will never be committed (again). */
         public boolean isResolved() {
@@ -94,6 +104,13 @@ public final class FileReclaimer {
 
         public boolean added(String path) {
             return addedNames.contains(name(path));
+        }
+
+        /** Names of the files any version of {@link #since()}, or the landing version, added. */
+        Set<String> namesAddedSince() {
+            Set<String> names = new HashSet<>(addedNames);
+            since.forEach(commit -> commit.addedPaths().forEach(path -> names.add(name(path))));
+            return names;
         }
     }
 
@@ -127,11 +144,11 @@ public final class FileReclaimer {
             OptionalLong recorded = commit.transaction(appId);
             if (recorded.isPresent() && recorded.getAsLong() >= checkpointId) {
                 if (recorded.getAsLong() > checkpointId) {
-                    return Landing.SKIPPED;
+                    return new Landing(Status.SKIPPED, -1, Set.of(), commits.get());
                 }
                 Set<String> names = new HashSet<>();
                 commit.addedPaths().forEach(path -> names.add(name(path)));
-                return new Landing(Status.COMMITTED, commit.version(), names);
+                return new Landing(Status.COMMITTED, commit.version(), names, commits.get());
             }
         }
         return Landing.UNKNOWN;
@@ -162,7 +179,7 @@ public final class FileReclaimer {
                 candidates.add(path);
             }
         }
-        return deleteUnlessLive(snapshot, candidates);
+        return deleteUnlessAdded(snapshot, candidates, landing);
     }
 
     /**
@@ -181,33 +198,57 @@ public final class FileReclaimer {
         return false;
     }
 
-    /** Deletes the files of a checkpoint that can never be committed, except any live one. */
-    public int reclaimNeverCommitted(TableSnapshot snapshot, Collection<String> files) {
-        return deleteUnlessLive(snapshot, new ArrayList<>(files));
+    /**
+     * Deletes the files of a checkpoint that can never be committed, except any that a version
+     * after {@code notCommittedAt} added. Nothing is deleted when the log no longer holds those
+     * versions.
+     *
+     * @param notCommittedAt a version at which the files' checkpoint was not committed, or -1
+     * @return how many files were deleted
+     */
+    public int reclaimNeverCommitted(
+            TableSnapshot snapshot, long notCommittedAt, Collection<String> files) {
+        Optional<List<CommitRecord>> since =
+                notCommittedAt < 0 ? Optional.empty() : snapshot.commitsAfter(notCommittedAt);
+        if (since.isEmpty()) {
+            return 0; // the log no longer tells: VACUUM's
+        }
+        return deleteUnlessAdded(
+                snapshot,
+                new ArrayList<>(files),
+                new Landing(Status.SKIPPED, -1, Set.of(), since.get()));
     }
 
-    private int deleteUnlessLive(TableSnapshot snapshot, List<String> candidates) {
+    /**
+     * The last guard: deletes {@code candidates} except any data or deletion vector file that a
+     * version of {@code landing} (after the checkpoint's {@code notCommittedAt}) added.
+     *
+     * <p>No earlier version can reference them: only the commit of their own checkpoint adds the
+     * files written for it, and the checkpoint was not committed at {@code notCommittedAt}. So
+     * reading the log written since the checkpoint was prepared is enough to catch a version that
+     * added one anyway (another job committing the same files, a protocol bug) — cleanup costs what
+     * it cleans, not what the table holds: it never lists the table's live files.
+     */
+    private int deleteUnlessAdded(
+            TableSnapshot snapshot, List<String> candidates, Landing landing) {
         if (candidates.isEmpty()) {
             return 0;
         }
-        // Data files and deletion vector files: a version may need either.
-        List<String> dataFiles = new ArrayList<>();
-        candidates.forEach(
-                path -> {
-                    if (!table.files().isStagedKeyFile(path)) {
-                        dataFiles.add(path);
-                    }
-                });
-        Set<String> live = dataFiles.isEmpty() ? Set.of() : snapshot.livePaths(dataFiles);
+        Set<String> added = null;
         int deleted = 0;
         for (String path : candidates) {
-            if (live.contains(path)) {
-                LOG.warn(
-                        "Not deleting {} of table {}: it is live in version {}.",
-                        path,
-                        table.location(),
-                        snapshot.version());
-                continue;
+            if (!table.files().isStagedKeyFile(path)) {
+                if (added == null) {
+                    added = landing.namesAddedSince();
+                }
+                if (added.contains(name(path))) {
+                    LOG.warn(
+                            "Not deleting {} of table {}: a version up to {} added it.",
+                            path,
+                            table.location(),
+                            snapshot.version());
+                    continue;
+                }
             }
             table.files().deleteUncommitted(DataFile.atPath(path));
             deleted++;

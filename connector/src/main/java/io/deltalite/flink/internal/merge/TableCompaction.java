@@ -158,7 +158,7 @@ public final class TableCompaction {
         FileReclaimer.Landing landing =
                 reclaimer.find(snapshot, APP_ID, entry.checkpointId(), entry.notCommittedAt());
         if (!landing.isResolved()) {
-            reclaimer.reclaimNeverCommitted(snapshot, entry.files());
+            reclaimer.reclaimNeverCommitted(snapshot, entry.notCommittedAt(), entry.files());
             table.journal().remove(entry.withoutFiles());
         } else {
             resolve(snapshot, landing, entry);

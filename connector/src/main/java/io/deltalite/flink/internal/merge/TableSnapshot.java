@@ -29,12 +29,6 @@ public interface TableSnapshot {
     Map<PartitionValues, List<DataFile>> allLiveFiles();
 
     /**
-     * Which of {@code paths} this version needs: its live data files, in any partition, and the
-     * deletion vector files they refer to.
-     */
-    java.util.Set<String> livePaths(Collection<String> paths);
-
-    /**
      * What the versions after {@code version} up to this one recorded, in version order; empty when
      * the log no longer holds all of them (log files expire after the table's log retention).
      */

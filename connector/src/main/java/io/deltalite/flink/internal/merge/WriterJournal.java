@@ -3,7 +3,6 @@ package io.deltalite.flink.internal.merge;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,7 +124,7 @@ final class WriterJournal {
     /**
      * Deletes the files of an unprepared note that nothing references: not noted by a checkpoint
      * (among {@code entries}), not added by any version since the note was made, not added by
-     * {@code kept}, not live. Nothing is deleted when the log no longer tells.
+     * {@code kept}. Nothing is deleted when the log no longer tells.
      *
      * @param kept a landing whose added files stay (the lineage's last commit), or null
      * @return the number of files deleted
@@ -142,22 +141,14 @@ final class WriterJournal {
                 other.files().forEach(path -> noted.add(FileReclaimer.name(path)));
             }
         }
-        Optional<List<CommitRecord>> commits =
-                entry.notCommittedAt() < 0
-                        ? Optional.empty()
-                        : snapshot.commitsAfter(entry.notCommittedAt());
-        if (commits.isEmpty()) {
-            return 0; // the log no longer tells: VACUUM's
-        }
-        Set<String> added = new HashSet<>();
-        commits.get().forEach(c -> c.addedPaths().forEach(p -> added.add(FileReclaimer.name(p))));
         List<String> garbage =
                 entry.files().stream()
                         .filter(path -> !noted.contains(FileReclaimer.name(path)))
-                        .filter(path -> !added.contains(FileReclaimer.name(path)))
                         .filter(path -> kept == null || !kept.added(path))
                         .toList();
-        return new FileReclaimer(table).reclaimNeverCommitted(snapshot, garbage);
+        // Whatever a version since the note added stays: the log no longer telling, all stays.
+        return new FileReclaimer(table)
+                .reclaimNeverCommitted(snapshot, entry.notCommittedAt(), garbage);
     }
 
     static boolean isUnprepared(AttemptJournal.Entry entry) {

@@ -373,6 +373,40 @@ class CommitProtocolTest {
     }
 
     /**
+     * The last guard of every deletion: files that the log shows added stay, even when the journal
+     * calls them garbage. Here a writer dies before its checkpoint took its files, yet another job
+     * (a job started from a savepoint holding the same results, under its own app id) committed
+     * them: the dead writer's next start must not delete what the table now reads.
+     */
+    @Test
+    void filesAnotherJobCommittedStayWhenTheDeadWritersNextStartCleansUp() {
+        try (UpsertHarness job = open(ITEMS, MergeOptions.DEFAULTS, "crashing", 0);
+                UpsertHarness other = open(ITEMS, MergeOptions.DEFAULTS, "other-job", 1)) {
+            job.upsert(1L, "one");
+            job.commitAs(1);
+            job.upsert(2L, "committed by the other job");
+            List<PartitionWriteResult> results = job.writer().prepare();
+            List<String> written = new ArrayList<>();
+            results.forEach(result -> written.addAll(result.writtenPaths()));
+            assertThat(other.commitPrepared(7, results).status())
+                    .isEqualTo(CommitOutcome.Status.COMMITTED);
+
+            try (UpsertHarness restarted = UpsertHarness.restarted(job, 0, 1)) {
+                assertThat(restarted.writer().cleanUpEarlierStarts()).isZero();
+            }
+
+            assertThat(written).isNotEmpty().allMatch(CommitProtocolTest::exists);
+            assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+            assertThat(Rows.sorted(job.read()))
+                    .isEqualTo(
+                            Rows.sorted(
+                                    List.of(
+                                            new Object[] {1L, "one"},
+                                            new Object[] {2L, "committed by the other job"})));
+        }
+    }
+
+    /**
      * A writer that restarts cleans up after its own earlier start only: the files another writer
      * noted (in batch mode, a finished writer whose results wait for the end of the job) stay.
      */
