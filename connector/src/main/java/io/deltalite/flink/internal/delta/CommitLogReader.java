@@ -66,9 +66,16 @@ final class CommitLogReader {
         this.latestVersion = latestVersion;
     }
 
-    /** The records of the versions after {@code version} up to the latest; empty if one is gone. */
+    /**
+     * The records of the versions after {@code version} up to the latest; empty if one is gone, or
+     * if {@code version} is newer than the latest (the table's history is not the one that version
+     * was seen in: it was recreated at the same location).
+     */
     synchronized Optional<List<CommitRecord>> commitsAfter(long version) {
         long first = version + 1;
+        if (version > latestVersion) {
+            return Optional.empty();
+        }
         if (first > latestVersion) {
             return Optional.of(List.of());
         }

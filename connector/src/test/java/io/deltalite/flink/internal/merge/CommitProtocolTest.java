@@ -407,6 +407,55 @@ class CommitProtocolTest {
     }
 
     /**
+     * The table's history was started over at the same location (its {@code _delta_log} deleted,
+     * the files converted into a new table) while deltalite's journal survived: a note made at
+     * version 3 of the old history says nothing about version 0 of the new one, which references
+     * the noted file. The dead writer's next start must leave it.
+     */
+    @Test
+    void aNoteFromAnEarlierHistoryOfTheLocationDeletesNothing() throws IOException {
+        try (UpsertHarness job = open(ITEMS, MergeOptions.DEFAULTS, "crashing", 0)) {
+            for (long id = 1; id <= 3; id++) {
+                job.upsert(id, "old history");
+                job.commitAs(id);
+            }
+            job.upsert(9L, "converted");
+            List<PartitionWriteResult> results = job.writer().prepare();
+            DataFile noted = results.get(0).upsertFiles().get(0);
+
+            Path log = dir.resolve("_delta_log");
+            String firstCommit = Files.readString(log.resolve(String.format("%020d.json", 0)));
+            try (Stream<Path> files = Files.list(log)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file);
+                }
+            }
+            StringBuilder converted = new StringBuilder();
+            for (String line : firstCommit.split("\n")) {
+                if (line.startsWith("{\"protocol\"") || line.startsWith("{\"metaData\"")) {
+                    converted.append(line).append('\n');
+                }
+            }
+            converted.append(
+                    String.format(
+                            "{\"add\":{\"path\":\"%s\",\"partitionValues\":{},\"size\":%d,"
+                                    + "\"modificationTime\":%d,\"dataChange\":true}}%n",
+                            Path.of(java.net.URI.create(noted.path())).getFileName(),
+                            noted.sizeBytes(),
+                            noted.modificationTime()));
+            Files.writeString(log.resolve(String.format("%020d.json", 0)), converted);
+
+            try (UpsertHarness restarted = UpsertHarness.restarted(job, 0, 3)) {
+                assertThat(restarted.writer().cleanUpEarlierStarts()).isZero();
+            }
+            assertThat(exists(noted.path())).isTrue();
+            assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+            assertThat(Rows.sorted(job.read()))
+                    .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {9L, "converted"})));
+        }
+    }
+
+    /**
      * A writer that restarts cleans up after its own earlier start only: the files another writer
      * noted (in batch mode, a finished writer whose results wait for the end of the job) stay.
      */
