@@ -30,6 +30,7 @@ import io.deltalite.flink.internal.merge.TableSchema;
 import io.deltalite.flink.internal.merge.TableSnapshot;
 import io.deltalite.flink.internal.merge.ValueType;
 import io.deltalite.flink.internal.storage.S3ADefaults;
+import io.deltalite.flink.internal.storage.S3AccessCheck;
 import io.deltalite.flink.internal.storage.S3Locations;
 import io.deltalite.flink.internal.storage.S3TableStorage;
 import io.deltalite.flink.internal.storage.StorageSettings;
@@ -192,6 +193,10 @@ public final class DeltaTable implements MergeTable {
             String location, Map<String, String> hadoopOptions, TableDefinition definition) {
         Snapshot snapshot;
         Configuration hadoopConf = hadoopConfiguration(hadoopOptions);
+        if (S3Locations.isS3(location)) {
+            // Before S3A's retries could hide a typo in the settings for many minutes.
+            ConnectorClassLoader.run(() -> S3AccessCheck.require(location, hadoopConf));
+        }
         try {
             // on S3 this may start S3A's threads: see ConnectorClassLoader
             snapshot =

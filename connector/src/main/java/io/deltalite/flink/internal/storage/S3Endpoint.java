@@ -37,7 +37,7 @@ record S3Endpoint(String endpoint, String bucket) {
     }
 
     /** An endpoint URL may carry {@code user:password@}; it never reaches a message or a log. */
-    private static String withoutUserInfo(String endpoint) {
+    static String withoutUserInfo(String endpoint) {
         int at = endpoint.lastIndexOf('@');
         if (at < 0) {
             return endpoint;

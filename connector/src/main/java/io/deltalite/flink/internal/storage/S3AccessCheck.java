@@ -1,0 +1,286 @@
+package io.deltalite.flink.internal.storage;
+
+import io.deltalite.flink.exceptions.DeltaLiteStorageException;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.file.AccessDeniedException;
+import java.util.Locale;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.s3a.CredentialInitializationException;
+import org.apache.hadoop.fs.s3a.UnknownStoreException;
+import org.apache.hadoop.fs.s3a.auth.NoAuthWithAWSException;
+
+/**
+ * Asks the S3 store of a table once, quickly, whether it can be used as configured — before S3A's
+ * retry loops get a chance to hide a typo for many minutes. Faults that no retry heals end in a
+ * {@link DeltaLiteStorageException} naming the table, the setting, what the store answered and what
+ * to change:
+ *
+ * <ul>
+ *   <li>the endpoint's host is unknown, nothing listens on its port, it does not answer, or it does
+ *       not speak TLS where {@code https} was asked for (a TCP connect and TLS handshake of at most
+ *       {@value #CONNECT_TIMEOUT_MILLIS} ms each, skipped behind an S3A proxy and for AWS's default
+ *       endpoint);
+ *   <li>the store refuses the credentials or finds none, or the bucket does not exist (one request
+ *       for the table path, through an S3A file system of its own with a single attempt and short
+ *       timeouts).
+ * </ul>
+ *
+ * What passes here may still fail later with the table's own retries (a fault that comes and goes);
+ * this check only makes the permanent ones fast.
+ */
+public final class S3AccessCheck {
+    static final int CONNECT_TIMEOUT_MILLIS = 5_000;
+    private static final String PROBE_TIMEOUT = "10s";
+
+    private S3AccessCheck() {}
+
+    /**
+     * @throws DeltaLiteStorageException if the store of {@code location} cannot be used as {@code
+     *     conf} configures it
+     */
+    public static void require(String location, Configuration conf) {
+        Path table = new Path(location);
+        String bucket = table.toUri().getHost();
+        String endpoint = endpoint(conf, bucket);
+        if (!endpoint.isEmpty() && conf.getTrimmed("fs.s3a.proxy.host", "").isEmpty()) {
+            requireReachable(location, endpoint, conf);
+        }
+        requireUsable(location, table, bucket, endpoint, conf);
+    }
+
+    /** The configured endpoint of {@code bucket} (per-bucket setting first), without user info. */
+    private static String endpoint(Configuration conf, String bucket) {
+        String endpoint =
+                conf.getTrimmed(
+                        "fs.s3a.bucket." + bucket + ".endpoint",
+                        conf.getTrimmed("fs.s3a.endpoint", ""));
+        return S3Endpoint.withoutUserInfo(endpoint);
+    }
+
+    private static void requireReachable(String location, String endpoint, Configuration conf) {
+        URI uri = endpointUri(location, endpoint, conf);
+        String host = uri.getHost();
+        if (host == null) {
+            return; // not a URL S3A would understand either; S3A's own error is clearer
+        }
+        boolean tls = "https".equalsIgnoreCase(uri.getScheme());
+        int port = uri.getPort() >= 0 ? uri.getPort() : tls ? 443 : 80;
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MILLIS);
+            if (tls) {
+                handshake(socket, host, port);
+            }
+        } catch (UnknownHostException e) {
+            throw unreachable(location, endpoint, "its host " + host + " is an unknown host", e);
+        } catch (ConnectException e) {
+            throw unreachable(
+                    location,
+                    endpoint,
+                    "the connection to "
+                            + host
+                            + ":"
+                            + port
+                            + " was refused: nothing listens there",
+                    e);
+        } catch (SocketTimeoutException e) {
+            throw unreachable(
+                    location,
+                    endpoint,
+                    host
+                            + ":"
+                            + port
+                            + " did not answer within "
+                            + CONNECT_TIMEOUT_MILLIS
+                            + " ms (a wrong port, a firewall, or no route to it)",
+                    e);
+        } catch (SSLException e) {
+            throw new DeltaLiteStorageException(
+                    "Cannot reach S3 for the Delta table at "
+                            + location
+                            + ": the TLS handshake with fs.s3a.endpoint "
+                            + endpoint
+                            + " failed ("
+                            + e.getMessage()
+                            + "). If that port serves plain HTTP, write the endpoint as http://"
+                            + host
+                            + ":"
+                            + port
+                            + " and set fs.s3a.connection.ssl.enabled to false; if it uses a"
+                            + " certificate the JVM does not trust, add it to the trust store.",
+                    e);
+        } catch (IOException e) {
+            throw unreachable(location, endpoint, e.toString(), e);
+        }
+    }
+
+    private static void handshake(Socket socket, String host, int port) throws IOException {
+        socket.setSoTimeout(CONNECT_TIMEOUT_MILLIS);
+        try (SSLSocket tls =
+                (SSLSocket)
+                        ((SSLSocketFactory) SSLSocketFactory.getDefault())
+                                .createSocket(socket, host, port, false)) {
+            tls.startHandshake();
+        } catch (SocketTimeoutException e) {
+            throw new SSLException("no TLS answer within " + CONNECT_TIMEOUT_MILLIS + " ms", e);
+        }
+    }
+
+    /** The endpoint as S3A reads it: without a scheme, {@code fs.s3a.connection.ssl.enabled}. */
+    private static URI endpointUri(String location, String endpoint, Configuration conf) {
+        String url = endpoint;
+        if (!endpoint.contains("://")) {
+            boolean ssl = conf.getBoolean("fs.s3a.connection.ssl.enabled", true);
+            url = (ssl ? "https://" : "http://") + endpoint;
+        }
+        try {
+            return URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw new DeltaLiteStorageException(
+                    "The S3 endpoint of the Delta table at "
+                            + location
+                            + " is not a URL: fs.s3a.endpoint = "
+                            + endpoint
+                            + ". Write it as http(s)://host[:port].",
+                    e);
+        }
+    }
+
+    private static DeltaLiteStorageException unreachable(
+            String location, String endpoint, String why, Exception cause) {
+        return new DeltaLiteStorageException(
+                "Cannot reach S3 for the Delta table at "
+                        + location
+                        + ": fs.s3a.endpoint is "
+                        + endpoint
+                        + ", and "
+                        + why
+                        + ". Check the endpoint's host and port (a typo?) and that the S3 service"
+                        + " runs and can be reached from here; nothing was written.",
+                cause);
+    }
+
+    /** One request for the table path, with a single attempt: credentials, bucket. */
+    private static void requireUsable(
+            String location, Path table, String bucket, String endpoint, Configuration conf) {
+        Configuration probe = new Configuration(conf);
+        probe.setInt("fs.s3a.attempts.maximum", 1);
+        probe.setInt("fs.s3a.retry.limit", 1);
+        probe.set("fs.s3a.retry.interval", "100ms");
+        probe.setInt("fs.s3a.retry.throttle.limit", 1);
+        probe.set("fs.s3a.retry.throttle.interval", "100ms");
+        probe.set("fs.s3a.connection.establish.timeout", PROBE_TIMEOUT);
+        probe.set("fs.s3a.connection.timeout", PROBE_TIMEOUT);
+        probe.set("fs.s3a.connection.request.timeout", PROBE_TIMEOUT);
+        String store = (endpoint.isEmpty() ? "AWS S3" : "S3 at " + endpoint);
+        try (FileSystem fs = FileSystem.newInstance(table.toUri(), probe)) {
+            fs.getFileStatus(table);
+        } catch (IOException e) {
+            if (e instanceof FileNotFoundException && !isUnknownBucket(e)) {
+                return; // no table yet: creating it is the sink's business
+            }
+            throw unusable(location, bucket, store, e, conf);
+        }
+    }
+
+    /** What the failed request says about the settings, in the order that explains most. */
+    private static DeltaLiteStorageException unusable(
+            String location, String bucket, String store, IOException e, Configuration conf) {
+        if (hasCause(e, CredentialInitializationException.class)
+                || hasCause(e, NoAuthWithAWSException.class)) {
+            return new DeltaLiteStorageException(
+                    "Found no S3 credentials for the Delta table at "
+                            + location
+                            + ": "
+                            + answer(e, conf)
+                            + ". Set fs.s3a.access.key and fs.s3a.secret.key, or configure"
+                            + " fs.s3a.aws.credentials.provider (for example the AWS SDK's"
+                            + " default chain: environment, profile, instance role).",
+                    e);
+        }
+        if (isUnknownBucket(e)) {
+            return new DeltaLiteStorageException(
+                    "The bucket "
+                            + bucket
+                            + " of the Delta table at "
+                            + location
+                            + " does not exist in "
+                            + store
+                            + ". Create the bucket, or fix the bucket name in the table path (or"
+                            + " the endpoint and region, if it lives elsewhere).",
+                    e);
+        }
+        if (e instanceof AccessDeniedException) {
+            return new DeltaLiteStorageException(
+                    store
+                            + " refused the request for the Delta table at "
+                            + location
+                            + " (access denied: "
+                            + answer(e, conf)
+                            + "). Either it does not accept the credentials — check"
+                            + " fs.s3a.access.key and fs.s3a.secret.key (and fs.s3a.session.token"
+                            + " for temporary credentials, which expire), or the credentials"
+                            + " provider in fs.s3a.aws.credentials.provider — or they may not read"
+                            + " this path: the table needs list, read and write permission on "
+                            + location
+                            + ".",
+                    e);
+        }
+        return new DeltaLiteStorageException(
+                store
+                        + " did not answer a request for the Delta table at "
+                        + location
+                        + ": "
+                        + answer(e, conf)
+                        + ". Check the fs.s3a.* settings (endpoint, region, path style,"
+                        + " credentials); nothing was written.",
+                e);
+    }
+
+    private static boolean isUnknownBucket(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String message = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
+            if (t instanceof UnknownStoreException || message.contains("nosuchbucket")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What the store answered, in one line, with any configured secret masked. */
+    private static String answer(Throwable e, Configuration conf) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage() == null ? root.toString() : root.getMessage();
+        for (String key :
+                new String[] {"fs.s3a.secret.key", "fs.s3a.session.token", "fs.s3a.access.key"}) {
+            String secret = conf.getTrimmed(key, "");
+            if (secret.length() >= 4) {
+                message = message.replace(secret, "****");
+            }
+        }
+        return message.replaceAll("\\s+", " ").trim();
+    }
+}

@@ -1,0 +1,137 @@
+package io.deltalite.flink.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.deltalite.flink.exceptions.DeltaLiteStorageException;
+import io.deltalite.flink.testing.s3.S3ProxyExtension;
+import io.deltalite.flink.testing.s3.S3ProxyServer;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.types.logical.RowType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The first-day mistakes with S3 — an endpoint with a typo, a port where nothing listens, TLS to a
+ * plain-HTTP port, the wrong keys, a bucket that does not exist — fail the job's build at once, in
+ * an error that names the table, the setting and what the store answered, and never the secret.
+ * (Before, the build sat in S3A's retry loops for many minutes without a word.)
+ */
+class S3MisconfigurationTest {
+    @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension();
+
+    /** Far more than the check needs, far less than S3A's retries without it. */
+    private static final Duration BOUND = Duration.ofSeconds(60);
+
+    private static final RowType ROWS =
+            (RowType)
+                    DataTypes.ROW(
+                                    DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
+                                    DataTypes.FIELD("v", DataTypes.STRING()))
+                            .getLogicalType();
+
+    @Test
+    void anEndpointWhereNothingListensFailsTheBuild() throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        String endpoint = "http://127.0.0.1:" + port;
+        DeltaLiteStorageException error =
+                buildFails("s3a://events/t", options -> options.put("fs.s3a.endpoint", endpoint));
+        assertThat(error.getMessage())
+                .contains("s3a://events/t")
+                .contains("fs.s3a.endpoint")
+                .contains(endpoint)
+                .contains("refused");
+    }
+
+    @Test
+    void anEndpointHostThatDoesNotExistFailsTheBuild() {
+        String endpoint = "http://deltalite-no-such-host.invalid:9000";
+        DeltaLiteStorageException error =
+                buildFails("s3a://events/t", options -> options.put("fs.s3a.endpoint", endpoint));
+        assertThat(error.getMessage())
+                .contains("fs.s3a.endpoint")
+                .contains("deltalite-no-such-host.invalid")
+                .contains("unknown host");
+    }
+
+    @Test
+    void tlsToAPlainHttpPortFailsTheBuild() {
+        String endpoint = "https://127.0.0.1:" + S3.server().port();
+        DeltaLiteStorageException error =
+                buildFails(
+                        "s3a://" + S3.server().createBucket() + "/t",
+                        options -> {
+                            options.put("fs.s3a.endpoint", endpoint);
+                            options.put("fs.s3a.connection.ssl.enabled", "true");
+                        });
+        assertThat(error.getMessage()).contains(endpoint).contains("TLS").contains("http://");
+    }
+
+    @Test
+    void wrongKeysFailTheBuildWithoutShowingThem() {
+        String wrongSecret = "wrong-S3cr3t-not-to-be-shown";
+        DeltaLiteStorageException error =
+                buildFails(
+                        "s3a://" + S3.server().createBucket() + "/t",
+                        options -> options.put("fs.s3a.secret.key", wrongSecret));
+        assertThat(error.getMessage())
+                .contains("credentials")
+                .contains("fs.s3a.access.key")
+                .doesNotContain(wrongSecret)
+                .doesNotContain(S3ProxyServer.SECRET_KEY);
+    }
+
+    @Test
+    void missingCredentialsFailTheBuild() {
+        DeltaLiteStorageException error =
+                buildFails(
+                        "s3a://" + S3.server().createBucket() + "/t",
+                        options -> {
+                            options.remove("fs.s3a.access.key");
+                            options.remove("fs.s3a.secret.key");
+                        });
+        assertThat(error.getMessage())
+                .contains("no S3 credentials")
+                .contains("fs.s3a.access.key")
+                .contains("fs.s3a.aws.credentials.provider");
+    }
+
+    @Test
+    void aBucketThatDoesNotExistFailsTheBuild() {
+        DeltaLiteStorageException error = buildFails("s3a://no-such-bucket-here/t", options -> {});
+        assertThat(error.getMessage())
+                .contains("s3a://no-such-bucket-here/t")
+                .contains("bucket")
+                .contains("does not exist");
+    }
+
+    private static DeltaLiteStorageException buildFails(
+            String table, Consumer<Map<String, String>> settings) {
+        Map<String, String> options = new java.util.LinkedHashMap<>(S3.server().hadoopOptions());
+        settings.accept(options);
+        DeltaLiteSinkBuilder builder = DeltaLiteSink.forTable(table).rowType(ROWS).primaryKey("id");
+        options.forEach(builder::hadoopOption);
+        Throwable thrown =
+                assertTimeoutPreemptively(
+                        BOUND,
+                        () -> {
+                            try {
+                                builder.build();
+                                return null;
+                            } catch (RuntimeException e) {
+                                return e;
+                            }
+                        });
+        assertThat(thrown).as("the build failed").isInstanceOf(DeltaLiteStorageException.class);
+        assertThat(thrown.getMessage()).doesNotContain(S3ProxyServer.SECRET_KEY);
+        return (DeltaLiteStorageException) thrown;
+    }
+}
