@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <pre>
  * mvn -B -ntp -pl connector test -Dtest=SustainedBenchmark -Dsurefire.excludedGroups= \
- *     [-Dbench.seconds=1200] [-Dbench.rate=2000]
+ *     [-Dbench.seconds=1200] [-Dbench.rate=2000] [-Dbench.only=copy-on-write/on]
  * </pre>
  */
 class SustainedBenchmark {
@@ -72,8 +72,13 @@ class SustainedBenchmark {
                         + " end | final scan ms | fresh table: files, scan ms | scan ratio |"
                         + " last/first fifth p50 |\n");
         summary.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        // For example -Dbench.only=copy-on-write/on to repeat one configuration.
+        String only = System.getProperty("bench.only", "");
         for (boolean compaction : List.of(true, false)) {
             for (WriteMode mode : List.of(WriteMode.COPY_ON_WRITE, WriteMode.AUTO)) {
+                if (!only.isEmpty() && !only.equals(mode + "/" + (compaction ? "on" : "off"))) {
+                    continue;
+                }
                 SustainedWrites.Result r =
                         SustainedWrites.run(
                                 cluster,

@@ -81,6 +81,8 @@ public final class DeltaTable implements MergeTable {
     private final java.util.concurrent.atomic.AtomicLong lastLogCleanupMillis =
             new java.util.concurrent.atomic.AtomicLong();
 
+    private final FileIO fileIO;
+
     private DeltaTable(
             String location,
             String tablePath,
@@ -91,6 +93,7 @@ public final class DeltaTable implements MergeTable {
             Row writeState,
             long targetFileSize) {
         this.targetFileSize = targetFileSize;
+        this.fileIO = fileIO;
         this.journal = new FileJournal(tablePath, fileIO);
         this.stagedKeys = new StagedKeyFiles(tablePath, fileIO);
         this.deletionVectors = new DeletionVectorFiles(tablePath, fileIO);
@@ -325,6 +328,11 @@ public final class DeltaTable implements MergeTable {
                                 clearer.addSuppressed(e);
                                 throw clearer;
                             });
+            LogDamage.explain(location, tablePath, engine, new HadoopFileIO(hadoopConf), e)
+                    .ifPresent(
+                            damaged -> {
+                                throw damaged;
+                            });
             throw e;
         }
     }
@@ -471,6 +479,13 @@ public final class DeltaTable implements MergeTable {
                             + " disappeared while the sink was writing"
                             + " to it.",
                     e);
+        } catch (RuntimeException e) {
+            LogDamage.explain(location, tablePath, engine, fileIO, e)
+                    .ifPresent(
+                            damaged -> {
+                                throw damaged;
+                            });
+            throw e;
         }
         if (!snapshot.getSchema().equals(kernelSchema)) {
             throw new DeltaLiteSchemaMismatchException(
@@ -497,6 +512,10 @@ public final class DeltaTable implements MergeTable {
 
     Engine engine() {
         return engine;
+    }
+
+    FileIO fileIO() {
+        return fileIO;
     }
 
     /** The qualified table path, a Hadoop path string (see {@link #qualify}). */

@@ -88,12 +88,33 @@ final class DeltaTableSnapshot implements TableSnapshot {
 
     @Override
     public synchronized OptionalLong committedCheckpoint(String appId) {
-        return committedCheckpoints.computeIfAbsent(
-                appId,
-                id ->
-                        snapshot.getLatestTransactionVersion(engine, id)
-                                .map(OptionalLong::of)
-                                .orElse(OptionalLong.empty()));
+        return readingLog(
+                () ->
+                        committedCheckpoints.computeIfAbsent(
+                                appId,
+                                id ->
+                                        snapshot.getLatestTransactionVersion(engine, id)
+                                                .map(OptionalLong::of)
+                                                .orElse(OptionalLong.empty())));
+    }
+
+    /**
+     * Runs a read of the log's content; if it fails because a log file is damaged, the error says
+     * which (see {@link LogDamage}).
+     */
+    private <T> T readingLog(java.util.function.Supplier<T> read) {
+        try {
+            return read.get();
+        } catch (io.deltalite.flink.exceptions.DeltaLiteException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LogDamage.explain(table.location(), table.tablePath(), engine, table.fileIO(), e)
+                    .ifPresent(
+                            damaged -> {
+                                throw damaged;
+                            });
+            throw e;
+        }
     }
 
     @Override
@@ -107,7 +128,7 @@ final class DeltaTableSnapshot implements TableSnapshot {
                             tableRoot(),
                             snapshot.getVersion());
         }
-        return commitLog.commitsAfter(version);
+        return readingLog(() -> commitLog.commitsAfter(version));
     }
 
     @Override
@@ -129,14 +150,22 @@ final class DeltaTableSnapshot implements TableSnapshot {
         if (wanted.isEmpty()) {
             return live;
         }
-        scanLiveFiles(wanted, live);
+        readingLog(
+                () -> {
+                    scanLiveFiles(wanted, live);
+                    return null;
+                });
         return live;
     }
 
     @Override
     public synchronized Map<PartitionValues, List<DataFile>> allLiveFiles() {
         Map<PartitionValues, List<DataFile>> live = new HashMap<>();
-        scanLiveFiles(null, live);
+        readingLog(
+                () -> {
+                    scanLiveFiles(null, live);
+                    return null;
+                });
         return live;
     }
 

@@ -5,14 +5,20 @@ import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.merge.BatchStream;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.RowBatch;
+import io.deltalite.flink.internal.merge.UnreadableDataFileException;
 
 /** A Kernel iterator over one data file, as the engine's batch stream. */
 final class KernelBatchStream implements BatchStream {
     private final DataFile file;
+    private final String location;
     private final CloseableIterator<RowBatch> source;
 
-    KernelBatchStream(DataFile file, CloseableIterator<RowBatch> source) {
+    /**
+     * @param location the table's location, for errors
+     */
+    KernelBatchStream(DataFile file, String location, CloseableIterator<RowBatch> source) {
         this.file = file;
+        this.location = location;
         this.source = source;
     }
 
@@ -38,14 +44,7 @@ final class KernelBatchStream implements BatchStream {
         if (e instanceof DeltaLiteException) {
             return e;
         }
-        return new DeltaLiteException(
-                "Reading data file "
-                        + file.path()
-                        + " failed: "
-                        + e.getMessage()
-                        + ". The file may have been removed by VACUUM or be corrupt; nothing was"
-                        + " committed.",
-                e);
+        return UnreadableDataFileException.of(file.path(), location, e);
     }
 
     @Override

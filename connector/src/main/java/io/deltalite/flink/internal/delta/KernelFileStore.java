@@ -127,6 +127,7 @@ final class KernelFileStore implements DataFileStore {
         long[] nextPosition = {0};
         return new KernelBatchStream(
                 file,
+                table.location(),
                 physical.<io.deltalite.flink.internal.merge.RowBatch>map(
                         batch -> {
                             long first = nextPosition[0];
@@ -137,16 +138,8 @@ final class KernelFileStore implements DataFileStore {
     }
 
     private DeltaLiteException readFailure(DataFile file, Exception cause) {
-        return new DeltaLiteException(
-                "Reading data file "
-                        + file.path()
-                        + " of Delta table "
-                        + table.location()
-                        + " failed: "
-                        + cause.getMessage()
-                        + ". The file may have been removed"
-                        + " by VACUUM or be unreadable; nothing was committed.",
-                cause);
+        return io.deltalite.flink.internal.merge.UnreadableDataFileException.of(
+                file.path(), table.location(), cause);
     }
 
     @Override

@@ -349,6 +349,9 @@ public final class CheckpointCommitter {
                 if (vectors != null) {
                     vectors.discard();
                 }
+                if (e instanceof UnreadableDataFileException unreadable) {
+                    throw unreadable.atVersion(snapshot.version());
+                }
                 throw e;
             }
             if (vectors != null) {

@@ -241,6 +241,9 @@ public final class MergeWriter implements AutoCloseable {
             if (vectors != null) {
                 vectors.discard();
             }
+            if (e instanceof UnreadableDataFileException unreadable) {
+                throw unreadable.atVersion(version);
+            }
             throw e;
         }
         if (vectors != null) {

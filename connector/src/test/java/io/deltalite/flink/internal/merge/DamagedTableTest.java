@@ -1,0 +1,163 @@
+package io.deltalite.flink.internal.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.merge.ValueType.Kind;
+import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A table damaged under the sink — a data file deleted or truncated, a log version file corrupt —
+ * stops the checkpoint with an error that names the file or version, the table and what to do;
+ * nothing of the checkpoint is committed and nothing half-written is left.
+ */
+class DamagedTableTest {
+    private static final TableDefinition ITEMS =
+            new TableDefinition(
+                    List.of(
+                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                    List.of("id"),
+                    List.of(),
+                    Map.of());
+
+    @TempDir Path dir;
+
+    @Test
+    void aDataFileDeletedUnderAMergeIsNamedWithTheVersionAndNothingIsCommitted()
+            throws IOException {
+        try (UpsertHarness harness = seeded()) {
+            Path file = onlyDataFile();
+            Files.delete(file);
+            assertMergeFailsNaming(harness, file.getFileName().toString());
+        }
+    }
+
+    @Test
+    void aTruncatedDataFileIsNamedWithTheVersionAndNothingIsCommitted() throws IOException {
+        try (UpsertHarness harness = seeded()) {
+            Path file = onlyDataFile();
+            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                raf.setLength(raf.length() / 2);
+            }
+            assertMergeFailsNaming(harness, file.getFileName().toString());
+        }
+    }
+
+    @Test
+    void aCorruptLogVersionIsNamedAndNothingIsCommittedOnTopOfIt() throws IOException {
+        try (UpsertHarness harness = seeded()) {
+            long version = KernelTableReader.latestVersion(location());
+            Path commit = dir.resolve("_delta_log").resolve(String.format("%020d.json", version));
+            Files.writeString(commit, "{\"add\":{\"path\":\"x.parquet\",\"size\":");
+            harness.upsert(7L, "new");
+            Throwable error = catchThrowable(harness::commit);
+            assertThat(error).isInstanceOf(DeltaLiteException.class);
+            assertThat(error.getMessage())
+                    .contains(location())
+                    .contains("version " + version)
+                    .containsIgnoringCase("restore");
+            assertThat(
+                            Files.exists(
+                                    commit.resolveSibling(
+                                            String.format("%020d.json", version + 1))))
+                    .as("no commit on top of a log it cannot read")
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void aMissingLogCheckpointWhoseCommitsExpiredIsNamedAndNothingIsCommitted() throws IOException {
+        TableDefinition everyOtherVersion =
+                new TableDefinition(
+                        ITEMS.columns(),
+                        ITEMS.primaryKey(),
+                        List.of(),
+                        Map.of("delta.checkpointInterval", "2"));
+        try (UpsertHarness harness =
+                UpsertHarness.open(location(), everyOtherVersion, MergeOptions.DEFAULTS)) {
+            for (long id = 1; id <= 4; id++) {
+                harness.upsert(id, "v" + id);
+                harness.commit();
+            }
+            long version = KernelTableReader.latestVersion(location());
+            Path log = dir.resolve("_delta_log");
+            List<Path> checkpoints;
+            try (java.util.stream.Stream<Path> files = Files.list(log)) {
+                checkpoints =
+                        files.filter(f -> f.getFileName().toString().contains(".checkpoint."))
+                                .sorted()
+                                .toList();
+            }
+            assertThat(checkpoints).isNotEmpty();
+            Path newest = checkpoints.get(checkpoints.size() - 1);
+            long checkpointVersion =
+                    Long.parseLong(newest.getFileName().toString().substring(0, 20));
+            for (Path checkpoint : checkpoints) {
+                Files.delete(checkpoint);
+            }
+            // While the commits before it remain, Kernel replays them instead: nothing is lost,
+            // and committing is right. Once log cleanup expired them, the log cannot be read.
+            for (long expired = 0; expired <= checkpointVersion; expired++) {
+                Files.delete(log.resolve(String.format("%020d.json", expired)));
+            }
+
+            harness.upsert(9L, "new");
+            Throwable error = catchThrowable(harness::commit);
+            assertThat(error).isInstanceOf(DeltaLiteException.class);
+            assertThat(error.getMessage())
+                    .contains(location())
+                    .contains("log checkpoint at version " + checkpointVersion)
+                    .contains("_last_checkpoint");
+            assertThat(Files.exists(log.resolve(String.format("%020d.json", version + 1))))
+                    .isFalse();
+        }
+    }
+
+    private void assertMergeFailsNaming(UpsertHarness harness, String fileName) {
+        long version = KernelTableReader.latestVersion(location());
+        harness.upsert(2L, "updated");
+        Throwable error = catchThrowable(harness::commit);
+        assertThat(error).isInstanceOf(DeltaLiteException.class);
+        assertThat(error.getMessage())
+                .contains(fileName)
+                .contains(location())
+                .contains("version " + version)
+                .contains("FSCK");
+        assertThat(KernelTableReader.latestVersion(location())).isEqualTo(version);
+        harness.writer().discardUncommittable();
+        assertThat(DeltaHistory.uncommittedDataFiles(dir)).isEmpty();
+    }
+
+    private UpsertHarness seeded() {
+        UpsertHarness harness = UpsertHarness.open(location(), ITEMS, MergeOptions.DEFAULTS);
+        for (long id = 1; id <= 3; id++) {
+            harness.upsert(id, "v" + id);
+        }
+        harness.commit();
+        return harness;
+    }
+
+    private Path onlyDataFile() {
+        List<String> files = List.copyOf(KernelTableReader.readByFile(location()).keySet());
+        assertThat(files).hasSize(1);
+        String path = files.get(0);
+        return path.contains(":") ? Path.of(URI.create(path)) : dir.resolve(path);
+    }
+
+    private String location() {
+        return dir.toString();
+    }
+}
