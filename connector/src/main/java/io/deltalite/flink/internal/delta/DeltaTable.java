@@ -193,12 +193,15 @@ public final class DeltaTable implements MergeTable {
      * empty when there is no table yet.
      */
     public static Optional<TableSchema> existingSchema(
-            String location, Map<String, String> hadoopOptions, TableDefinition definition) {
+            String location, StorageSettings storage, TableDefinition definition) {
         Snapshot snapshot;
-        Configuration hadoopConf = hadoopConfiguration(hadoopOptions);
+        Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         if (S3Locations.isS3(location)) {
-            // Before S3A's retries could hide a typo in the settings for many minutes.
-            ConnectorClassLoader.run(() -> S3AccessCheck.require(location, hadoopConf));
+            // What each writer checks when it starts (reachable, credentials, bucket, write
+            // permission, conditional writes), at once — before S3A's retries could hide a typo
+            // in the settings for many minutes.
+            ConnectorClassLoader.run(
+                    () -> S3TableStorage.open(location, hadoopConf, storage.s3SingleWriter()));
         }
         try {
             // on S3 this may start S3A's threads: see ConnectorClassLoader
@@ -327,6 +330,11 @@ public final class DeltaTable implements MergeTable {
                             clearer -> {
                                 clearer.addSuppressed(e);
                                 throw clearer;
+                            });
+            S3AccessCheck.denied(location, "reading its Delta log", e)
+                    .ifPresent(
+                            denied -> {
+                                throw denied;
                             });
             LogDamage.explain(location, tablePath, engine, new HadoopFileIO(hadoopConf), e)
                     .ifPresent(
@@ -480,6 +488,11 @@ public final class DeltaTable implements MergeTable {
                             + " to it.",
                     e);
         } catch (RuntimeException e) {
+            S3AccessCheck.denied(location, "reading its Delta log", e)
+                    .ifPresent(
+                            denied -> {
+                                throw denied;
+                            });
             LogDamage.explain(location, tablePath, engine, fileIO, e)
                     .ifPresent(
                             damaged -> {

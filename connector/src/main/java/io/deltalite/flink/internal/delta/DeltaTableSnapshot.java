@@ -108,6 +108,12 @@ final class DeltaTableSnapshot implements TableSnapshot {
         } catch (io.deltalite.flink.exceptions.DeltaLiteException e) {
             throw e;
         } catch (RuntimeException e) {
+            io.deltalite.flink.internal.storage.S3AccessCheck.denied(
+                            table.location(), "reading its Delta log", e)
+                    .ifPresent(
+                            denied -> {
+                                throw denied;
+                            });
             LogDamage.explain(table.location(), table.tablePath(), engine, table.fileIO(), e)
                     .ifPresent(
                             damaged -> {

@@ -65,7 +65,7 @@ public final class SinkTopology {
         try {
             existing =
                     DeltaTable.existingSchema(
-                            config.location(), config.hadoopOptions(), config.definition());
+                            config.location(), config.storage(), config.definition());
         } catch (DeltaLiteException e) {
             throw e;
         } catch (RuntimeException e) {

@@ -248,6 +248,38 @@ public final class S3AccessCheck {
                 e);
     }
 
+    /**
+     * If {@code error} is the store refusing access (HTTP 403, or a local permission), the error to
+     * show instead: what was refused, and the permissions the table needs.
+     *
+     * @param doing what was refused, for example {@code "reading its Delta log"}
+     */
+    public static java.util.Optional<DeltaLiteStorageException> denied(
+            String location, String doing, Throwable error) {
+        for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof AccessDeniedException) {
+                return java.util.Optional.of(
+                        new DeltaLiteStorageException(
+                                "The storage of the Delta table at "
+                                        + location
+                                        + " refused "
+                                        + doing
+                                        + " (access denied: "
+                                        + oneLine(t.getMessage())
+                                        + "). The sink needs list, read, write and delete"
+                                        + " permission on the table's folder, _delta_log/ and"
+                                        + " _deltalite/ included; grant them to the credentials"
+                                        + " it uses. Nothing was committed.",
+                                error));
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    private static String oneLine(String message) {
+        return message == null ? "" : message.replaceAll("\\s+", " ").trim();
+    }
+
     private static boolean isUnknownBucket(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             String message = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);

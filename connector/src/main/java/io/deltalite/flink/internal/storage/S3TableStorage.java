@@ -101,6 +101,11 @@ public final class S3TableStorage {
         try {
             honoured = ConditionalWriteProbe.honoursConditionalWrites(fs, log);
         } catch (IOException e) {
+            S3AccessCheck.denied(location, "writing a probe object under " + log, e)
+                    .ifPresent(
+                            denied -> {
+                                throw denied;
+                            });
             throw new DeltaLiteException(
                     "Checking whether S3 "
                             + endpoint.describe()

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A loopback HTTP proxy in front of a real S3 server that notes every request it forwards, and may
  * play an S3 endpoint that ignores conditional writes, as some S3-compatible stores do, by dropping
- * the {@code If-None-Match} header on the way ({@link #droppingIfNoneMatch}).
+ * the {@code If-None-Match} header on the way ({@link #droppingIfNoneMatch}), or a store in
+ * trouble: throttling, refusing, or gone for a while ({@link #inject}).
  *
  * <p>The client signs {@code If-None-Match} (SigV4 signs every header it sends), so the server
  * behind a dropping proxy must not check signatures ({@link S3ProxyServer#start(boolean)} with
@@ -67,6 +68,46 @@ public final class S3ForwardingProxy implements AutoCloseable {
     }
 
     private final List<Forwarded> requests = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * What the proxy answers instead of forwarding a request, as a store in trouble would: an S3
+     * error, or a connection closed without an answer.
+     *
+     * @param status the HTTP status, or 0 to close the connection without answering
+     * @param code the S3 error code of the answer's body (for example {@code SlowDown})
+     */
+    public record Answer(int status, String code) {
+        public static Answer dropConnection() {
+            return new Answer(0, "");
+        }
+
+        public static Answer slowDown() {
+            return new Answer(503, "SlowDown");
+        }
+
+        public static Answer accessDenied() {
+            return new Answer(403, "AccessDenied");
+        }
+    }
+
+    /** Decides per request (method, URI) whether to answer it with a fault; null forwards it. */
+    @FunctionalInterface
+    public interface Fault {
+        Answer answer(String method, String uri);
+    }
+
+    private volatile Fault fault;
+    private final AtomicInteger faulted = new AtomicInteger();
+
+    /** From now on, answers the requests {@code fault} picks itself; null forwards all again. */
+    public void inject(Fault fault) {
+        this.fault = fault;
+    }
+
+    /** How many requests were answered with a fault. */
+    public int faulted() {
+        return faulted.get();
+    }
 
     private S3ForwardingProxy(String target, boolean dropConditions) throws IOException {
         this.target = target;
@@ -130,6 +171,35 @@ public final class S3ForwardingProxy implements AutoCloseable {
             byte[] body;
             try (InputStream in = exchange.getRequestBody()) {
                 body = in.readAllBytes();
+            }
+            Fault current = fault;
+            Answer answer =
+                    current == null
+                            ? null
+                            : current.answer(
+                                    exchange.getRequestMethod(),
+                                    exchange.getRequestURI().toString());
+            if (answer != null) {
+                faulted.incrementAndGet();
+                if (answer.status() == 0) {
+                    return; // closed without an answer
+                }
+                byte[] error =
+                        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>"
+                                        + answer.code()
+                                        + "</Code><Message>injected by the test proxy</Message>"
+                                        + "</Error>")
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "application/xml");
+                if (exchange.getRequestMethod().equalsIgnoreCase("HEAD")) {
+                    exchange.sendResponseHeaders(answer.status(), -1);
+                } else {
+                    exchange.sendResponseHeaders(answer.status(), error.length);
+                    try (OutputStream out = exchange.getResponseBody()) {
+                        out.write(error);
+                    }
+                }
+                return;
             }
             HttpRequest.Builder request =
                     HttpRequest.newBuilder(URI.create(target + exchange.getRequestURI()))
