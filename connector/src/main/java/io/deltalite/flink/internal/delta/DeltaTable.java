@@ -19,6 +19,7 @@ import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
+import io.deltalite.flink.exceptions.DeltaLiteStorageException;
 import io.deltalite.flink.exceptions.DeltaLiteTableNotFoundException;
 import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
 import io.deltalite.flink.internal.merge.AttemptJournal;
@@ -375,15 +376,45 @@ public final class DeltaTable implements MergeTable {
             LOG.info("Delta table {} was created concurrently; using it.", location);
         } catch (io.delta.kernel.exceptions.ConcurrentWriteException e) {
             LOG.info("Delta table {} was created concurrently; using it.", location);
-        } catch (KernelException e) {
-            throw new DeltaLiteException(
+        } catch (RuntimeException e) {
+            if (e instanceof KernelException && !causedByStorage(e)) {
+                throw new DeltaLiteException(
+                        "Creating the Delta table at "
+                                + location
+                                + " failed: "
+                                + e.getMessage()
+                                + ". Check the table properties and the schema.",
+                        e);
+            }
+            throw new DeltaLiteStorageException(
                     "Creating the Delta table at "
                             + location
                             + " failed: "
-                            + e.getMessage()
-                            + ". Check the table properties and the schema.",
+                            + rootMessage(e)
+                            + "."
+                            + LocalWritability.explain(location)
+                            + " The sink needs write permission on the table's folder (it creates"
+                            + " it, with _delta_log/ and _deltalite/, if missing) and space on its"
+                            + " storage; nothing was committed.",
                     e);
         }
+    }
+
+    private static boolean causedByStorage(Throwable error) {
+        for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
     }
 
     /**

@@ -43,7 +43,94 @@ final class LocalLogFileIO extends ForwardingFileIO {
                 && parent.getFileName().toString().equals("_delta_log")) {
             return new LogFile(path, file);
         }
-        return delegate.newOutputFile(path);
+        return new DiskErrorsAsIOExceptions(delegate.newOutputFile(path));
+    }
+
+    /**
+     * Hadoop's local file system reports a failed write — a full disk above all — as {@code
+     * FSError}, an {@link Error}: it would pass every cleanup that catches exceptions, leaving the
+     * file and its siblings behind (and the task's error would not say which file). As an {@link
+     * IOException} it takes the same way as any other failed write.
+     */
+    private static final class DiskErrorsAsIOExceptions implements OutputFile {
+        private final OutputFile file;
+
+        DiskErrorsAsIOExceptions(OutputFile file) {
+            this.file = file;
+        }
+
+        @Override
+        public String path() {
+            return file.path();
+        }
+
+        @Override
+        public PositionOutputStream create(boolean putIfAbsent) throws IOException {
+            PositionOutputStream out;
+            try {
+                out = file.create(putIfAbsent);
+            } catch (org.apache.hadoop.fs.FSError e) {
+                throw asIOException(e);
+            }
+            return new PositionOutputStream() {
+                @Override
+                public long getPos() throws IOException {
+                    return out.getPos();
+                }
+
+                @Override
+                public void write(int b) throws IOException {
+                    try {
+                        out.write(b);
+                    } catch (org.apache.hadoop.fs.FSError e) {
+                        throw asIOException(e);
+                    }
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) throws IOException {
+                    try {
+                        out.write(b, off, len);
+                    } catch (org.apache.hadoop.fs.FSError e) {
+                        throw asIOException(e);
+                    }
+                }
+
+                @Override
+                public void flush() throws IOException {
+                    try {
+                        out.flush();
+                    } catch (org.apache.hadoop.fs.FSError e) {
+                        throw asIOException(e);
+                    }
+                }
+
+                @Override
+                public void close() throws IOException {
+                    try {
+                        out.close();
+                    } catch (org.apache.hadoop.fs.FSError e) {
+                        throw asIOException(e);
+                    }
+                }
+            };
+        }
+
+        @Override
+        public void writeAtomically(CloseableIterator<String> data, boolean overwrite)
+                throws IOException {
+            try {
+                file.writeAtomically(data, overwrite);
+            } catch (org.apache.hadoop.fs.FSError e) {
+                throw asIOException(e);
+            }
+        }
+
+        private IOException asIOException(org.apache.hadoop.fs.FSError error) {
+            return new IOException(
+                    "Writing " + file.path() + " failed: " + error.getCause().getMessage(),
+                    error.getCause());
+        }
     }
 
     private static Path toPath(String path) {
@@ -75,6 +162,9 @@ final class LocalLogFileIO extends ForwardingFileIO {
                 private long position;
                 private boolean closed;
 
+                /** A write failed: what the file holds is not what was meant; never publish. */
+                private boolean failed;
+
                 @Override
                 public long getPos() {
                     return position;
@@ -82,28 +172,58 @@ final class LocalLogFileIO extends ForwardingFileIO {
 
                 @Override
                 public void write(int b) throws IOException {
-                    out.write(b);
+                    try {
+                        out.write(b);
+                    } catch (IOException | RuntimeException e) {
+                        failed = true;
+                        throw e;
+                    }
                     position++;
                 }
 
                 @Override
                 public void write(byte[] b, int off, int len) throws IOException {
-                    out.write(b, off, len);
+                    try {
+                        out.write(b, off, len);
+                    } catch (IOException | RuntimeException e) {
+                        failed = true;
+                        throw e;
+                    }
                     position += len;
                 }
 
                 @Override
                 public void flush() throws IOException {
-                    out.flush();
+                    try {
+                        out.flush();
+                    } catch (IOException | RuntimeException e) {
+                        failed = true;
+                        throw e;
+                    }
                 }
 
                 @Override
                 public void close() throws IOException {
-                    if (!closed) {
-                        closed = true;
-                        out.close();
-                        publish(temporary, file, !putIfAbsent);
+                    if (closed) {
+                        return;
                     }
+                    closed = true;
+                    try {
+                        out.close();
+                    } catch (IOException | RuntimeException e) {
+                        failed = true;
+                        throw e;
+                    } finally {
+                        if (failed) {
+                            // Never published (a full disk): no half-written log file appears.
+                            Files.deleteIfExists(temporary);
+                        }
+                    }
+                    if (failed) {
+                        throw new IOException(
+                                "Not publishing " + file + ": a write to it failed before.");
+                    }
+                    publish(temporary, file, !putIfAbsent);
                 }
             };
         }
