@@ -120,6 +120,18 @@ class S3StoreFaultsITCase {
                 .contains("read, write and delete permission");
     }
 
+    @Test
+    void anExpiredSessionTokenFailsTheBuildSayingSo() {
+        String table = "s3a://" + S3.server().createBucket() + "/orders";
+        proxy.inject((method, uri) -> new Answer(400, "ExpiredToken"));
+        DeltaLiteStorageException error = buildFails(table);
+        assertThat(error.getMessage())
+                .contains(table)
+                .contains("expired")
+                .contains("fs.s3a.session.token")
+                .contains("fs.s3a.aws.credentials.provider");
+    }
+
     /** Runs a job whose requests pass {@code fault} from its first checkpoint on. */
     private void runThroughFault(S3ForwardingProxy.Fault fault) throws Exception {
         String table = "s3a://" + S3.server().createBucket() + "/orders";

@@ -184,13 +184,36 @@ public final class S3AccessCheck {
         probe.set("fs.s3a.connection.timeout", PROBE_TIMEOUT);
         probe.set("fs.s3a.connection.request.timeout", PROBE_TIMEOUT);
         String store = (endpoint.isEmpty() ? "AWS S3" : "S3 at " + endpoint);
-        try (FileSystem fs = FileSystem.newInstance(table.toUri(), probe)) {
+        FileSystem fs;
+        try {
+            fs = FileSystem.newInstance(table.toUri(), probe);
+        } catch (IOException e) {
+            throw unusable(location, bucket, store, e, conf);
+        }
+        try {
             fs.getFileStatus(table);
         } catch (IOException e) {
             if (e instanceof FileNotFoundException && !isUnknownBucket(e)) {
                 return; // no table yet: creating it is the sink's business
             }
-            throw unusable(location, bucket, store, e, conf);
+            // An error answer to a HEAD request has no body, so no S3 error code; a listing's
+            // answer has one ("ExpiredToken", "NoSuchBucket", ...).
+            IOException detailed = e;
+            try {
+                fs.listStatus(table);
+            } catch (IOException listing) {
+                if (!(listing instanceof FileNotFoundException) || isUnknownBucket(listing)) {
+                    detailed = listing;
+                    listing.addSuppressed(e);
+                }
+            }
+            throw unusable(location, bucket, store, detailed, conf);
+        } finally {
+            try {
+                fs.close();
+            } catch (IOException e) {
+                // the probe's own file system; nothing to keep
+            }
         }
     }
 
@@ -207,6 +230,19 @@ public final class S3AccessCheck {
                             + ". Set fs.s3a.access.key and fs.s3a.secret.key, or configure"
                             + " fs.s3a.aws.credentials.provider (for example the AWS SDK's"
                             + " default chain: environment, profile, instance role).",
+                    e);
+        }
+        if (mentions(e, "expiredtoken") || mentions(e, "token has expired")) {
+            return new DeltaLiteStorageException(
+                    store
+                            + " refused the session token of the credentials for the Delta table at "
+                            + location
+                            + ": it has expired ("
+                            + answer(e, conf)
+                            + "). Temporary credentials (fs.s3a.session.token) last hours at most:"
+                            + " use a credentials provider that renews them"
+                            + " (fs.s3a.aws.credentials.provider, for example an assumed role or"
+                            + " the AWS SDK's default chain), or give fresh ones.",
                     e);
         }
         if (isUnknownBucket(e)) {
@@ -278,6 +314,15 @@ public final class S3AccessCheck {
 
     private static String oneLine(String message) {
         return message == null ? "" : message.replaceAll("\\s+", " ").trim();
+    }
+
+    private static boolean mentions(Throwable e, String words) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if (String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT).contains(words)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isUnknownBucket(Throwable e) {
