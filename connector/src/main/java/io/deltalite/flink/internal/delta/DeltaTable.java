@@ -147,7 +147,9 @@ public final class DeltaTable implements MergeTable {
 
         long targetFileSize = targetFileSize(options, snapshot);
         Engine engine =
-                DefaultEngine.create(new TrackingFileIO(fileIO, settings(options, targetFileSize)));
+                new GuardedEngine(
+                        DefaultEngine.create(
+                                new TrackingFileIO(fileIO, settings(options, targetFileSize))));
         Row writeState;
         try {
             writeState =

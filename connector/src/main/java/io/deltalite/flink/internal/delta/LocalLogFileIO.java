@@ -158,12 +158,10 @@ final class LocalLogFileIO extends ForwardingFileIO {
         public PositionOutputStream create(boolean putIfAbsent) throws IOException {
             Path temporary = temporaryFor(file);
             OutputStream out = Files.newOutputStream(temporary);
+            LogFileGuard guard = new LogFileGuard(path);
             return new PositionOutputStream() {
                 private long position;
                 private boolean closed;
-
-                /** A write failed: what the file holds is not what was meant; never publish. */
-                private boolean failed;
 
                 @Override
                 public long getPos() {
@@ -174,10 +172,11 @@ final class LocalLogFileIO extends ForwardingFileIO {
                 public void write(int b) throws IOException {
                     try {
                         out.write(b);
-                    } catch (IOException | RuntimeException e) {
-                        failed = true;
+                    } catch (IOException | RuntimeException | Error e) {
+                        guard.failed();
                         throw e;
                     }
+                    guard.wrote(b);
                     position++;
                 }
 
@@ -185,10 +184,11 @@ final class LocalLogFileIO extends ForwardingFileIO {
                 public void write(byte[] b, int off, int len) throws IOException {
                     try {
                         out.write(b, off, len);
-                    } catch (IOException | RuntimeException e) {
-                        failed = true;
+                    } catch (IOException | RuntimeException | Error e) {
+                        guard.failed();
                         throw e;
                     }
+                    guard.wrote(b, off, len);
                     position += len;
                 }
 
@@ -196,8 +196,8 @@ final class LocalLogFileIO extends ForwardingFileIO {
                 public void flush() throws IOException {
                     try {
                         out.flush();
-                    } catch (IOException | RuntimeException e) {
-                        failed = true;
+                    } catch (IOException | RuntimeException | Error e) {
+                        guard.failed();
                         throw e;
                     }
                 }
@@ -208,20 +208,21 @@ final class LocalLogFileIO extends ForwardingFileIO {
                         return;
                     }
                     closed = true;
+                    String refusal;
                     try {
                         out.close();
-                    } catch (IOException | RuntimeException e) {
-                        failed = true;
+                    } catch (IOException | RuntimeException | Error e) {
+                        guard.failed();
                         throw e;
                     } finally {
-                        if (failed) {
-                            // Never published (a full disk): no half-written log file appears.
+                        refusal = guard.refusal();
+                        if (refusal != null) {
+                            // Never published: no partial log file appears.
                             Files.deleteIfExists(temporary);
                         }
                     }
-                    if (failed) {
-                        throw new IOException(
-                                "Not publishing " + file + ": a write to it failed before.");
+                    if (refusal != null) {
+                        throw new IOException("Not publishing " + file + ": " + refusal + ".");
                     }
                     publish(temporary, file, !putIfAbsent);
                 }

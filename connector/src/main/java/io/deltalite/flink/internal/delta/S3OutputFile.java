@@ -38,7 +38,9 @@ final class S3OutputFile implements OutputFile {
 
     @Override
     public UploadStream create(boolean atomicWrite) throws IOException {
-        return new UploadStream(ConnectorClassLoader.call(() -> storage.create(path)));
+        return new UploadStream(
+                ConnectorClassLoader.call(() -> storage.create(path)),
+                LogFileGuard.isLogFile(path) ? new LogFileGuard(path) : null);
     }
 
     @Override
@@ -67,8 +69,12 @@ final class S3OutputFile implements OutputFile {
     static final class UploadStream extends PositionOutputStream {
         private final ObjectUpload upload;
 
-        UploadStream(ObjectUpload upload) {
+        /** For a file of the Delta log, what decides whether it may be published; else null. */
+        private final LogFileGuard guard;
+
+        UploadStream(ObjectUpload upload, LogFileGuard guard) {
             this.upload = upload;
+            this.guard = guard;
         }
 
         @Override
@@ -79,22 +85,54 @@ final class S3OutputFile implements OutputFile {
         /** A write that fills a block starts its upload in an S3A pool thread. */
         @Override
         public void write(int b) throws IOException {
-            ConnectorClassLoader.run(() -> upload.write(b));
+            try {
+                ConnectorClassLoader.run(() -> upload.write(b));
+            } catch (IOException | RuntimeException | Error e) {
+                failed();
+                throw e;
+            }
+            if (guard != null) {
+                guard.wrote(b);
+            }
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            ConnectorClassLoader.run(() -> upload.write(b, off, len));
+            try {
+                ConnectorClassLoader.run(() -> upload.write(b, off, len));
+            } catch (IOException | RuntimeException | Error e) {
+                failed();
+                throw e;
+            }
+            if (guard != null) {
+                guard.wrote(b, off, len);
+            }
         }
 
         @Override
         public void flush() throws IOException {
-            upload.flush();
+            try {
+                upload.flush();
+            } catch (IOException | RuntimeException | Error e) {
+                failed();
+                throw e;
+            }
         }
 
         @Override
         public void close() throws IOException {
+            String refusal = guard == null ? null : guard.refusal();
+            if (refusal != null) {
+                upload.abortIfOpen();
+                throw new IOException("Not publishing " + upload + ": " + refusal + ".");
+            }
             ConnectorClassLoader.run(upload::close);
+        }
+
+        private void failed() {
+            if (guard != null) {
+                guard.failed();
+            }
         }
 
         /** Cancels the upload unless it was closed; true if there was one to cancel. */

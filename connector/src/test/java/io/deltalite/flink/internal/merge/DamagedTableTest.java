@@ -126,6 +126,69 @@ class DamagedTableTest {
         }
     }
 
+    /**
+     * Kernel writes a log checkpoint from the previous checkpoint and the commits since; if the
+     * previous checkpoint cannot be read halfway, Parquet's writer still closes with a valid
+     * footer. Published, that checkpoint would lack every file of the older one: rows would vanish
+     * for every reader. It must not be published; the commit stands.
+     */
+    @Test
+    void aLogCheckpointWhoseSourceCannotBeReadIsNotPublished() throws IOException {
+        TableDefinition everyOtherVersion =
+                new TableDefinition(
+                        ITEMS.columns(),
+                        ITEMS.primaryKey(),
+                        List.of(),
+                        Map.of("delta.checkpointInterval", "2"));
+        try (UpsertHarness harness =
+                UpsertHarness.open(location(), everyOtherVersion, MergeOptions.DEFAULTS)) {
+            for (long id = 1; id <= 5; id++) {
+                harness.upsert(id, "v" + id);
+                harness.commit();
+            }
+            Path log = dir.resolve("_delta_log");
+            long version = KernelTableReader.latestVersion(location());
+            assertThat(version % 2).as("the next commit writes a log checkpoint").isEqualTo(1);
+            String previous = String.format("%020d.checkpoint.parquet", version - 1);
+            assertThat(log.resolve(previous)).exists();
+
+            harness.upsert(6L, "v6");
+            List<PartitionWriteResult> prepared = harness.prepare();
+            io.deltalite.flink.internal.delta.StorageFaults.arm(
+                    (operation, path, done) -> {
+                        if (operation
+                                        == io.deltalite.flink.internal.delta.StorageFaults.Operation
+                                                .READ_FILE
+                                && path.endsWith(previous)
+                                && whileWritingALogCheckpoint()) {
+                            throw new IOException("injected: cannot read " + path);
+                        }
+                    });
+            CommitOutcome outcome;
+            try {
+                outcome = harness.commitPrepared(harness.lastCheckpoint(), prepared);
+            } finally {
+                io.deltalite.flink.internal.delta.StorageFaults.disarm();
+            }
+
+            assertThat(outcome.status()).isEqualTo(CommitOutcome.Status.COMMITTED);
+            assertThat(log.resolve(String.format("%020d.checkpoint.parquet", version + 1)))
+                    .as("no partial checkpoint")
+                    .doesNotExist();
+            assertThat(KernelTableReader.readAll(location())).hasSize(6);
+        }
+    }
+
+    /** Whether this thread is inside Kernel's log checkpoint writer (not the commit's reads). */
+    private static boolean whileWritingALogCheckpoint() {
+        for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {
+            if (frame.getClassName().contains("Checkpointer")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void assertMergeFailsNaming(UpsertHarness harness, String fileName) {
         long version = KernelTableReader.latestVersion(location());
         harness.upsert(2L, "updated");
