@@ -75,6 +75,48 @@ class S3MisconfigurationTest {
         assertThat(error.getMessage()).contains(endpoint).contains("TLS").contains("http://");
     }
 
+    /**
+     * An endpoint that takes the connection but never answers may only be unreachable from the
+     * machine that builds the job (a firewall): the build goes on, warning, and the writers meet
+     * the store themselves — without the build sitting in S3A's retries.
+     */
+    @Test
+    void anEndpointThatNeverAnswersDoesNotHoldUpTheBuild() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0)) {
+            Thread acceptor =
+                    new Thread(
+                            () -> {
+                                java.util.List<java.net.Socket> held = new java.util.ArrayList<>();
+                                try {
+                                    while (true) {
+                                        held.add(silent.accept());
+                                    }
+                                } catch (IOException closed) {
+                                    held.forEach(
+                                            socket -> {
+                                                try {
+                                                    socket.close();
+                                                } catch (IOException e) {
+                                                    // closing
+                                                }
+                                            });
+                                }
+                            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            String endpoint = "https://127.0.0.1:" + silent.getLocalPort();
+            Map<String, String> options =
+                    new java.util.LinkedHashMap<>(S3.server().hadoopOptions());
+            options.put("fs.s3a.endpoint", endpoint);
+            options.put("fs.s3a.connection.ssl.enabled", "true");
+            DeltaLiteSinkBuilder builder =
+                    DeltaLiteSink.forTable("s3a://events/t").rowType(ROWS).primaryKey("id");
+            options.forEach(builder::hadoopOption);
+            DeltaLiteSink sink = assertTimeoutPreemptively(BOUND, builder::build);
+            assertThat(sink).isNotNull();
+        }
+    }
+
     @Test
     void wrongKeysFailTheBuildWithoutShowingThem() {
         String wrongSecret = "wrong-S3cr3t-not-to-be-shown";

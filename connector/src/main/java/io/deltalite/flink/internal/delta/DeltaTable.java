@@ -200,11 +200,15 @@ public final class DeltaTable implements MergeTable {
         Snapshot snapshot;
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         if (S3Locations.isS3(location)) {
-            // What each writer checks when it starts (reachable, credentials, bucket, write
-            // permission, conditional writes), at once — before S3A's retries could hide a typo
-            // in the settings for many minutes.
+            // At once, before S3A's retries could hide a typo in the settings for many minutes:
+            // reachable, credentials, bucket; then what each writer checks when it starts (write
+            // permission, conditional writes). Throws MaybeUnreachable when the store may be
+            // unreachable only from here: the writers check then.
             ConnectorClassLoader.run(
-                    () -> S3TableStorage.open(location, hadoopConf, storage.s3SingleWriter()));
+                    () -> {
+                        S3AccessCheck.require(location, hadoopConf);
+                        S3TableStorage.open(location, hadoopConf, storage.s3SingleWriter());
+                    });
         }
         try {
             // on S3 this may start S3A's threads: see ConnectorClassLoader
@@ -310,7 +314,17 @@ public final class DeltaTable implements MergeTable {
             try {
                 return load(location, tablePath, engine, hadoopConf);
             } catch (TableNotFoundException e) {
-                create(location, tablePath, engine, definition);
+                try {
+                    create(location, tablePath, engine, definition);
+                } catch (RuntimeException failed) {
+                    // The commit of version 0 may have landed though it reported an error.
+                    try {
+                        return load(location, tablePath, engine, hadoopConf);
+                    } catch (RuntimeException stillMissing) {
+                        failed.addSuppressed(stillMissing);
+                        throw failed;
+                    }
+                }
             }
         }
         return load(location, tablePath, engine, hadoopConf);
@@ -395,9 +409,10 @@ public final class DeltaTable implements MergeTable {
                             + rootMessage(e)
                             + "."
                             + LocalWritability.explain(location)
-                            + " The sink needs write permission on the table's folder (it creates"
-                            + " it, with _delta_log/ and _deltalite/, if missing) and space on its"
-                            + " storage; nothing was committed.",
+                            + " Check that the sink may write there (it creates the table's folder,"
+                            + " with _delta_log/ and _deltalite/, if missing: write permission),"
+                            + " that the storage has space and is reachable; nothing was"
+                            + " committed.",
                     e);
         }
     }

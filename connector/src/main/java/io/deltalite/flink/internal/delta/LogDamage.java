@@ -33,6 +33,8 @@ final class LogDamage {
     static Optional<DeltaLiteException> explain(
             String location, String tablePath, Engine engine, FileIO io, RuntimeException failure) {
         String log = tablePath + "/_delta_log/";
+        // _last_checkpoint before the listing: a checkpoint written in between is then listed.
+        long named = lastCheckpointVersion(log, io);
         List<FileStatus> commits = new ArrayList<>();
         long newestCheckpoint = -1;
         try (CloseableIterator<FileStatus> files = io.listFrom(log + String.format("%020d", 0))) {
@@ -49,7 +51,8 @@ final class LogDamage {
         } catch (IOException | RuntimeException e) {
             return Optional.empty(); // cannot list the log either: the storage's error says more
         }
-        Optional<Long> missing = missingCheckpoint(log, io, newestCheckpoint);
+        Optional<Long> missing =
+                named >= 0 && named > newestCheckpoint ? Optional.of(named) : Optional.empty();
         if (missing.isPresent()) {
             return Optional.of(
                     damaged(
@@ -74,6 +77,9 @@ final class LogDamage {
                     batches.next();
                 }
             } catch (IOException | RuntimeException e) {
+                if (!isDamage(e)) {
+                    return Optional.empty(); // the storage's own error says more
+                }
                 return Optional.of(
                         damaged(
                                 location,
@@ -89,27 +95,37 @@ final class LogDamage {
         return Optional.empty();
     }
 
-    /** The version {@code _last_checkpoint} names, if no checkpoint file of it was listed. */
-    private static Optional<Long> missingCheckpoint(String log, FileIO io, long newestListed) {
+    /** The version {@code _last_checkpoint} names, or -1. */
+    private static long lastCheckpointVersion(String log, FileIO io) {
         try {
             FileStatus last = io.getFileStatus(log + "_last_checkpoint");
-            StringBuilder text = new StringBuilder();
+            String text;
             try (java.io.InputStream in =
                     io.newInputFile(last.getPath(), last.getSize()).newStream()) {
-                text.append(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             }
             java.util.regex.Matcher version =
                     java.util.regex.Pattern.compile("\"version\"\\s*:\\s*(\\d+)").matcher(text);
-            if (version.find()) {
-                long named = Long.parseLong(version.group(1));
-                if (named > newestListed) {
-                    return Optional.of(named);
-                }
-            }
+            return version.find() ? Long.parseLong(version.group(1)) : -1;
         } catch (IOException | RuntimeException e) {
-            // No _last_checkpoint (or unreadable): Kernel lists the log instead.
+            return -1; // no _last_checkpoint (or unreadable): Kernel lists the log instead
         }
-        return Optional.empty();
+    }
+
+    /** Whether reading a log file failed because its content is broken or it is gone. */
+    private static boolean isDamage(Throwable error) {
+        for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
+            String name = t.getClass().getName();
+            String message = String.valueOf(t.getMessage());
+            if ((t instanceof java.io.FileNotFoundException
+                            && !message.contains("Permission denied"))
+                    || name.startsWith("com.fasterxml.jackson.core.")
+                    || name.contains("shaded.com.fasterxml.jackson.core.")
+                    || message.contains("Could not parse JSON")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static DeltaLiteException damaged(

@@ -37,7 +37,9 @@ public final class UnreadableDataFileException extends DeltaLiteException {
         if (cause instanceof UnreadableDataFileException known) {
             return known;
         }
-        boolean missing = hasCause(cause, FileNotFoundException.class);
+        boolean missing =
+                hasCause(cause, FileNotFoundException.class)
+                        && !rootMessage(cause).contains("Permission denied");
         boolean corrupt = !missing && looksCorrupt(cause);
         String reason =
                 missing
@@ -87,6 +89,9 @@ public final class UnreadableDataFileException extends DeltaLiteException {
         for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
             String name = t.getClass().getName();
             String message = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
+            if (name.contains("HttpChannel")) {
+                return false; // the connection ended early, not the file
+            }
             if (t instanceof EOFException
                     || name.startsWith("org.apache.parquet.")
                     || message.contains("not a parquet file")

@@ -18,27 +18,30 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.s3a.CredentialInitializationException;
+import org.apache.hadoop.fs.s3a.S3AUtils;
 import org.apache.hadoop.fs.s3a.UnknownStoreException;
 import org.apache.hadoop.fs.s3a.auth.NoAuthWithAWSException;
 
 /**
- * Asks the S3 store of a table once, quickly, whether it can be used as configured — before S3A's
- * retry loops get a chance to hide a typo for many minutes. Faults that no retry heals end in a
- * {@link DeltaLiteStorageException} naming the table, the setting, what the store answered and what
- * to change:
+ * Asks the S3 store of a table once, quickly, when the job is built, whether it can be used as
+ * configured — before S3A's retry loops get a chance to hide a typo for many minutes. Faults that
+ * no retry heals end in a {@link DeltaLiteStorageException} naming the table, the setting, what the
+ * store answered and what to change:
  *
  * <ul>
- *   <li>the endpoint's host is unknown, nothing listens on its port, it does not answer, or it does
- *       not speak TLS where {@code https} was asked for (a TCP connect and TLS handshake of at most
- *       {@value #CONNECT_TIMEOUT_MILLIS} ms each, skipped behind an S3A proxy and for AWS's default
+ *   <li>the endpoint's host is unknown, nothing listens on its port, or it does not speak TLS where
+ *       {@code https} was asked for (a TCP connect and TLS handshake of at most {@value
+ *       #CONNECT_TIMEOUT_MILLIS} ms each, skipped behind an S3A proxy and for AWS's default
  *       endpoint);
- *   <li>the store refuses the credentials or finds none, or the bucket does not exist (one request
- *       for the table path, through an S3A file system of its own with a single attempt and short
- *       timeouts).
+ *   <li>the store refuses the credentials, finds none, or says the session token expired, or the
+ *       bucket does not exist (one request for the table path, through an S3A file system of its
+ *       own with a single attempt and short timeouts).
  * </ul>
  *
- * What passes here may still fail later with the table's own retries (a fault that comes and goes);
- * this check only makes the permanent ones fast.
+ * A fault that may heal, or that may hold only for the client that builds the job — no answer in
+ * time, a 5xx, anything not recognised — is {@link MaybeUnreachable}: the build goes on with a
+ * warning and the writers, which use S3A's retries, meet the store themselves. Writers do not run
+ * this check: on a task manager a blip must not fail a task that S3A would have carried through.
  */
 public final class S3AccessCheck {
     static final int CONNECT_TIMEOUT_MILLIS = 5_000;
@@ -47,12 +50,27 @@ public final class S3AccessCheck {
     private S3AccessCheck() {}
 
     /**
+     * The store did not answer the check in a way that proves a mistake: it may be unreachable only
+     * from here, or only for now.
+     */
+    public static final class MaybeUnreachable extends java.io.UncheckedIOException {
+        private static final long serialVersionUID = 1L;
+
+        MaybeUnreachable(String message, IOException cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
      * @throws DeltaLiteStorageException if the store of {@code location} cannot be used as {@code
      *     conf} configures it
+     * @throws MaybeUnreachable if the store did not answer in a way that proves a mistake
      */
-    public static void require(String location, Configuration conf) {
+    public static void require(String location, Configuration settings) {
         Path table = new Path(location);
         String bucket = table.toUri().getHost();
+        // As S3A reads them for this bucket: fs.s3a.bucket.<bucket>.* overrides applied.
+        Configuration conf = S3AUtils.propagateBucketOptions(settings, bucket);
         String endpoint = endpoint(conf, bucket);
         if (!endpoint.isEmpty() && conf.getTrimmed("fs.s3a.proxy.host", "").isEmpty()) {
             requireReachable(location, endpoint, conf);
@@ -72,18 +90,36 @@ public final class S3AccessCheck {
     private static void requireReachable(String location, String endpoint, Configuration conf) {
         URI uri = endpointUri(location, endpoint, conf);
         String host = uri.getHost();
+        String bucket = new Path(location).toUri().getHost();
         if (host == null) {
             return; // not a URL S3A would understand either; S3A's own error is clearer
         }
         boolean tls = "https".equalsIgnoreCase(uri.getScheme());
         int port = uri.getPort() >= 0 ? uri.getPort() : tls ? 443 : 80;
+        if (!conf.getBoolean("fs.s3a.path.style.access", false)
+                && !isIpAddress(host)
+                && !bucket.contains(".")) {
+            // Virtual-host style: the client talks to <bucket>.<host>.
+            host = bucket + "." + host;
+        }
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MILLIS);
             if (tls) {
                 handshake(socket, host, port);
             }
         } catch (UnknownHostException e) {
-            throw unreachable(location, endpoint, "its host " + host + " is an unknown host", e);
+            throw unreachable(
+                    location,
+                    endpoint,
+                    "its host "
+                            + host
+                            + " is an unknown host"
+                            + (conf.getBoolean("fs.s3a.path.style.access", false)
+                                    ? ""
+                                    : " (requests name the bucket in the host name; set"
+                                            + " fs.s3a.path.style.access to true if the store"
+                                            + " wants http://host/bucket)"),
+                    e);
         } catch (ConnectException e) {
             throw unreachable(
                     location,
@@ -95,15 +131,15 @@ public final class S3AccessCheck {
                             + " was refused: nothing listens there",
                     e);
         } catch (SocketTimeoutException e) {
-            throw unreachable(
-                    location,
-                    endpoint,
+            throw new MaybeUnreachable(
                     host
                             + ":"
                             + port
-                            + " did not answer within "
+                            + " (fs.s3a.endpoint "
+                            + endpoint
+                            + ") did not answer within "
                             + CONNECT_TIMEOUT_MILLIS
-                            + " ms (a wrong port, a firewall, or no route to it)",
+                            + " ms from here",
                     e);
         } catch (SSLException e) {
             throw new DeltaLiteStorageException(
@@ -112,7 +148,7 @@ public final class S3AccessCheck {
                             + ": the TLS handshake with fs.s3a.endpoint "
                             + endpoint
                             + " failed ("
-                            + e.getMessage()
+                            + masked(e.getMessage(), conf)
                             + "). If that port serves plain HTTP, write the endpoint as http://"
                             + host
                             + ":"
@@ -121,7 +157,8 @@ public final class S3AccessCheck {
                             + " certificate the JVM does not trust, add it to the trust store.",
                     e);
         } catch (IOException e) {
-            throw unreachable(location, endpoint, e.toString(), e);
+            throw new MaybeUnreachable(
+                    "connecting to fs.s3a.endpoint " + endpoint + " failed: " + e, e);
         }
     }
 
@@ -133,8 +170,19 @@ public final class S3AccessCheck {
                                 .createSocket(socket, host, port, false)) {
             tls.startHandshake();
         } catch (SocketTimeoutException e) {
-            throw new SSLException("no TLS answer within " + CONNECT_TIMEOUT_MILLIS + " ms", e);
+            throw new MaybeUnreachable(
+                    host
+                            + ":"
+                            + port
+                            + " gave no TLS answer within "
+                            + CONNECT_TIMEOUT_MILLIS
+                            + " ms",
+                    e);
         }
+    }
+
+    private static boolean isIpAddress(String host) {
+        return host.matches("[0-9.]+") || host.contains(":") || host.equals("localhost");
     }
 
     /** The endpoint as S3A reads it: without a scheme, {@code fs.s3a.connection.ssl.enabled}. */
@@ -201,6 +249,9 @@ public final class S3AccessCheck {
             IOException detailed = e;
             try {
                 fs.listStatus(table);
+                // A policy may grant only the keys under the table's prefix (bucket/t/*), not
+                // the key "t" itself: the listing is what the table needs.
+                return;
             } catch (IOException listing) {
                 if (!(listing instanceof FileNotFoundException) || isUnknownBucket(listing)) {
                     detailed = listing;
@@ -220,6 +271,16 @@ public final class S3AccessCheck {
     /** What the failed request says about the settings, in the order that explains most. */
     private static DeltaLiteStorageException unusable(
             String location, String bucket, String store, IOException e, Configuration conf) {
+        if (e instanceof org.apache.hadoop.fs.s3a.AWSServiceIOException service
+                && service.statusCode() >= 500) {
+            throw new MaybeUnreachable(
+                    store
+                            + " is in trouble (HTTP "
+                            + service.statusCode()
+                            + "): "
+                            + answer(e, conf),
+                    e);
+        }
         if (hasCause(e, CredentialInitializationException.class)
                 || hasCause(e, NoAuthWithAWSException.class)) {
             return new DeltaLiteStorageException(
@@ -273,14 +334,12 @@ public final class S3AccessCheck {
                             + ".",
                     e);
         }
-        return new DeltaLiteStorageException(
+        throw new MaybeUnreachable(
                 store
                         + " did not answer a request for the Delta table at "
                         + location
-                        + ": "
-                        + answer(e, conf)
-                        + ". Check the fs.s3a.* settings (endpoint, region, path style,"
-                        + " credentials); nothing was written.",
+                        + " in a way that tells what is wrong: "
+                        + answer(e, conf),
                 e);
     }
 
@@ -350,12 +409,24 @@ public final class S3AccessCheck {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String message = root.getMessage() == null ? root.toString() : root.getMessage();
-        for (String key :
-                new String[] {"fs.s3a.secret.key", "fs.s3a.session.token", "fs.s3a.access.key"}) {
-            String secret = conf.getTrimmed(key, "");
-            if (secret.length() >= 4) {
-                message = message.replace(secret, "****");
+        return masked(root.getMessage() == null ? root.toString() : root.getMessage(), conf);
+    }
+
+    /** {@code text} in one line, with the value of every secret S3A setting replaced by ****. */
+    static String masked(String text, Configuration conf) {
+        String message = text == null ? "" : text;
+        for (java.util.Map.Entry<String, String> setting : conf) {
+            String key = setting.getKey();
+            if (key.startsWith("fs.s3a.")
+                    && (key.endsWith(".secret.key")
+                            || key.endsWith(".session.token")
+                            || key.endsWith(".access.key")
+                            || key.endsWith(".proxy.password")
+                            || key.contains("encryption.key"))) {
+                String secret = conf.getTrimmed(key, "");
+                if (secret.length() >= 4) {
+                    message = message.replace(secret, "****");
+                }
             }
         }
         return message.replaceAll("\\s+", " ").trim();

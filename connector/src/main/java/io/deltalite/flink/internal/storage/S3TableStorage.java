@@ -57,7 +57,6 @@ public final class S3TableStorage {
      *     S3A's conditional writes are turned off, and {@code singleWriter} is not set
      */
     public static S3TableStorage open(String location, Configuration conf, boolean singleWriter) {
-        S3AccessCheck.require(location, conf);
         Path table = new Path(location);
         Path log = new Path(table, "_delta_log");
         FileSystem fs;
