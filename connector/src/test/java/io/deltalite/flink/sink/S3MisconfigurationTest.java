@@ -51,6 +51,53 @@ class S3MisconfigurationTest {
                 .contains("refused");
     }
 
+    /** The same check when Flink SQL opens the table, before any job is submitted. */
+    @Test
+    void anSqlTableWithAnEndpointWhereNothingListensFailsTheStatement() throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        org.apache.flink.table.api.TableEnvironment tables =
+                org.apache.flink.table.api.TableEnvironment.create(
+                        org.apache.flink.table.api.EnvironmentSettings.inStreamingMode());
+        StringBuilder with =
+                new StringBuilder("'connector' = 'deltalite', 'path' = 's3a://events/t'");
+        Map<String, String> options = new java.util.LinkedHashMap<>(S3.server().hadoopOptions());
+        options.put("fs.s3a.endpoint", "http://127.0.0.1:" + port);
+        options.forEach(
+                (key, value) ->
+                        with.append(", 'hadoop.")
+                                .append(key)
+                                .append("' = '")
+                                .append(value)
+                                .append("'"));
+        tables.executeSql(
+                "CREATE TABLE events (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                        + with
+                        + ")");
+        Throwable thrown =
+                assertTimeoutPreemptively(
+                        BOUND,
+                        () -> {
+                            try {
+                                tables.executeSql("INSERT INTO events VALUES (1, 'one')").await();
+                                return null;
+                            } catch (Exception e) {
+                                return e;
+                            }
+                        });
+        assertThat(thrown).as("the statement failed").isNotNull();
+        java.util.Optional<DeltaLiteStorageException> storage =
+                org.apache.flink.util.ExceptionUtils.findThrowable(
+                        thrown, DeltaLiteStorageException.class);
+        assertThat(storage).as("a storage error in " + thrown).isPresent();
+        assertThat(storage.get().getMessage())
+                .contains("s3a://events/t")
+                .contains("refused")
+                .doesNotContain(S3ProxyServer.SECRET_KEY);
+    }
+
     @Test
     void anEndpointHostThatDoesNotExistFailsTheBuild() {
         String endpoint = "http://deltalite-no-such-host.invalid:9000";
