@@ -208,6 +208,11 @@ class S3MisconfigurationTest {
         settings.accept(options);
         DeltaLiteSinkBuilder builder = DeltaLiteSink.forTable(table).rowType(ROWS).primaryKey("id");
         options.forEach(builder::hadoopOption);
+        return buildFails(builder);
+    }
+
+    /** Builds the sink, which must fail within {@link #BOUND} with a storage error. */
+    static DeltaLiteStorageException buildFails(DeltaLiteSinkBuilder builder) {
         Throwable thrown =
                 assertTimeoutPreemptively(
                         BOUND,

@@ -1,7 +1,6 @@
 package io.deltalite.flink.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.deltalite.flink.exceptions.DeltaLiteStorageException;
 import io.deltalite.flink.internal.delta.KernelTableReader;
@@ -189,19 +188,7 @@ class S3StoreFaultsITCase {
                         .primaryKey(script.primaryKey())
                         .partitionKey("day");
         viaProxy().forEach(builder::hadoopOption);
-        Throwable thrown =
-                assertTimeoutPreemptively(
-                        Duration.ofSeconds(60),
-                        () -> {
-                            try {
-                                builder.build();
-                                return null;
-                            } catch (RuntimeException e) {
-                                return e;
-                            }
-                        });
-        assertThat(thrown).as("the build failed").isInstanceOf(DeltaLiteStorageException.class);
-        return (DeltaLiteStorageException) thrown;
+        return S3MisconfigurationTest.buildFails(builder);
     }
 
     private static Map<String, String> viaProxy() {

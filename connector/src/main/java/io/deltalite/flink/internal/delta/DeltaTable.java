@@ -23,6 +23,7 @@ import io.deltalite.flink.exceptions.DeltaLiteStorageException;
 import io.deltalite.flink.exceptions.DeltaLiteTableNotFoundException;
 import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
 import io.deltalite.flink.internal.merge.AttemptJournal;
+import io.deltalite.flink.internal.merge.Causes;
 import io.deltalite.flink.internal.merge.DataFileStore;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.MergeTable;
@@ -393,7 +394,7 @@ public final class DeltaTable implements MergeTable {
         } catch (io.delta.kernel.exceptions.ConcurrentWriteException e) {
             LOG.info("Delta table {} was created concurrently; using it.", location);
         } catch (RuntimeException e) {
-            if (e instanceof KernelException && !causedByStorage(e)) {
+            if (e instanceof KernelException && !Causes.has(e, java.io.IOException.class)) {
                 throw new DeltaLiteException(
                         "Creating the Delta table at "
                                 + location
@@ -406,7 +407,7 @@ public final class DeltaTable implements MergeTable {
                     "Creating the Delta table at "
                             + location
                             + " failed: "
-                            + rootMessage(e)
+                            + Causes.rootMessage(e)
                             + "."
                             + LocalWritability.explain(location)
                             + " Check that the sink may write there (it creates the table's folder,"
@@ -415,23 +416,6 @@ public final class DeltaTable implements MergeTable {
                             + " committed.",
                     e);
         }
-    }
-
-    private static boolean causedByStorage(Throwable error) {
-        for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
-            if (t instanceof java.io.IOException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String rootMessage(Throwable error) {
-        Throwable root = error;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getMessage() == null ? root.toString() : root.getMessage();
     }
 
     /**

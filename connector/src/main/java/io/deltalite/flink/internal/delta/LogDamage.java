@@ -8,6 +8,7 @@ import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.internal.merge.Causes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,7 +89,7 @@ final class LogDamage {
                                         + " ("
                                         + commit.getPath()
                                         + ") cannot be read: "
-                                        + rootMessage(e),
+                                        + Causes.rootMessage(e),
                                 failure));
             }
         }
@@ -139,13 +140,5 @@ final class LogDamage {
                         + " file (or the table) from a backup; the job commits its checkpoint when"
                         + " it restarts after that.",
                 failure);
-    }
-
-    private static String rootMessage(Throwable error) {
-        Throwable root = error;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getMessage() == null ? root.toString() : root.getMessage();
     }
 }

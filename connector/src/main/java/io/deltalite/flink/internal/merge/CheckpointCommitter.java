@@ -570,10 +570,7 @@ public final class CheckpointCommitter {
     }
 
     private static String rootMessage(Throwable error) {
-        Throwable root = error;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = Causes.root(error);
         return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 

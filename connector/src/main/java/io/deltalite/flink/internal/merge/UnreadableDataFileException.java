@@ -38,14 +38,14 @@ public final class UnreadableDataFileException extends DeltaLiteException {
             return known;
         }
         boolean missing =
-                hasCause(cause, FileNotFoundException.class)
-                        && !rootMessage(cause).contains("Permission denied");
+                Causes.has(cause, FileNotFoundException.class)
+                        && !Causes.rootMessage(cause).contains("Permission denied");
         boolean corrupt = !missing && looksCorrupt(cause);
         String reason =
                 missing
                         ? "does not exist"
                         : (corrupt ? "is corrupt (" : "could not be read (")
-                                + rootMessage(cause)
+                                + Causes.rootMessage(cause)
                                 + ")";
         return new UnreadableDataFileException(
                 path, location, reason, missing || corrupt, -1, cause);
@@ -101,22 +101,5 @@ public final class UnreadableDataFileException extends DeltaLiteException {
             }
         }
         return false;
-    }
-
-    private static boolean hasCause(Throwable error, Class<? extends Throwable> type) {
-        for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String rootMessage(Throwable error) {
-        Throwable root = error;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getMessage() == null ? root.toString() : root.getMessage();
     }
 }

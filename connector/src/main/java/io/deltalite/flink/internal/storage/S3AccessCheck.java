@@ -1,6 +1,7 @@
 package io.deltalite.flink.internal.storage;
 
 import io.deltalite.flink.exceptions.DeltaLiteStorageException;
+import io.deltalite.flink.internal.merge.Causes;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -281,8 +282,8 @@ public final class S3AccessCheck {
                             + answer(e, conf),
                     e);
         }
-        if (hasCause(e, CredentialInitializationException.class)
-                || hasCause(e, NoAuthWithAWSException.class)) {
+        if (Causes.has(e, CredentialInitializationException.class)
+                || Causes.has(e, NoAuthWithAWSException.class)) {
             return new DeltaLiteStorageException(
                     "Found no S3 credentials for the Delta table at "
                             + location
@@ -394,22 +395,9 @@ public final class S3AccessCheck {
         return false;
     }
 
-    private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** What the store answered, in one line, with any configured secret masked. */
     private static String answer(Throwable e, Configuration conf) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return masked(root.getMessage() == null ? root.toString() : root.getMessage(), conf);
+        return masked(Causes.rootMessage(e), conf);
     }
 
     /** {@code text} in one line, with the value of every secret S3A setting replaced by ****. */

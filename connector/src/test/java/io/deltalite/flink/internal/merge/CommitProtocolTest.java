@@ -35,14 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * writer reads, appends beside another writer, restored results of several writers.
  */
 class CommitProtocolTest {
-    private static final TableDefinition ITEMS =
-            new TableDefinition(
-                    List.of(
-                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
-                    List.of("id"),
-                    List.of(),
-                    Map.of());
+    private static final TableDefinition ITEMS = TestDefinitions.ITEMS;
 
     private static final TableDefinition EVENTS =
             new TableDefinition(ITEMS.columns(), List.of(), List.of(), Map.of());

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.deltalite.flink.internal.delta.ForeignWriter;
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.internal.delta.StorageFaults;
-import io.deltalite.flink.internal.merge.ValueType.Kind;
 import io.deltalite.flink.sink.UpsertStats;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.DeltaHistory;
@@ -28,14 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and that the committer drops it when another writer got to its files first.
  */
 class CompactionTest {
-    private static final TableDefinition ITEMS =
-            new TableDefinition(
-                    List.of(
-                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
-                    List.of("id"),
-                    List.of(),
-                    Map.of());
+    private static final TableDefinition ITEMS = TestDefinitions.ITEMS;
 
     private static final TableDefinition ITEMS_WITH_VECTORS =
             new TableDefinition(

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.ValueType.Kind;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
@@ -24,14 +23,15 @@ import org.junit.jupiter.api.io.TempDir;
  * nothing of the checkpoint is committed and nothing half-written is left.
  */
 class DamagedTableTest {
-    private static final TableDefinition ITEMS =
+    private static final TableDefinition ITEMS = TestDefinitions.ITEMS;
+
+    /** With a log checkpoint every other version. */
+    private static final TableDefinition CHECKPOINTED =
             new TableDefinition(
-                    List.of(
-                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
-                    List.of("id"),
+                    ITEMS.columns(),
+                    ITEMS.primaryKey(),
                     List.of(),
-                    Map.of());
+                    Map.of("delta.checkpointInterval", "2"));
 
     @TempDir Path dir;
 
@@ -80,14 +80,8 @@ class DamagedTableTest {
 
     @Test
     void aMissingLogCheckpointWhoseCommitsExpiredIsNamedAndNothingIsCommitted() throws IOException {
-        TableDefinition everyOtherVersion =
-                new TableDefinition(
-                        ITEMS.columns(),
-                        ITEMS.primaryKey(),
-                        List.of(),
-                        Map.of("delta.checkpointInterval", "2"));
         try (UpsertHarness harness =
-                UpsertHarness.open(location(), everyOtherVersion, MergeOptions.DEFAULTS)) {
+                UpsertHarness.open(location(), CHECKPOINTED, MergeOptions.DEFAULTS)) {
             for (long id = 1; id <= 4; id++) {
                 harness.upsert(id, "v" + id);
                 harness.commit();
@@ -134,14 +128,8 @@ class DamagedTableTest {
      */
     @Test
     void aLogCheckpointWhoseSourceCannotBeReadIsNotPublished() throws IOException {
-        TableDefinition everyOtherVersion =
-                new TableDefinition(
-                        ITEMS.columns(),
-                        ITEMS.primaryKey(),
-                        List.of(),
-                        Map.of("delta.checkpointInterval", "2"));
         try (UpsertHarness harness =
-                UpsertHarness.open(location(), everyOtherVersion, MergeOptions.DEFAULTS)) {
+                UpsertHarness.open(location(), CHECKPOINTED, MergeOptions.DEFAULTS)) {
             for (long id = 1; id <= 5; id++) {
                 harness.upsert(id, "v" + id);
                 harness.commit();

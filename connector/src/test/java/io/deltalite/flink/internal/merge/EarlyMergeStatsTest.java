@@ -3,13 +3,11 @@ package io.deltalite.flink.internal.merge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.ValueType.Kind;
 import io.deltalite.flink.sink.UpsertStats;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,14 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * adds and removes.
  */
 class EarlyMergeStatsTest {
-    private static final TableDefinition ITEMS =
-            new TableDefinition(
-                    List.of(
-                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
-                    List.of("id"),
-                    List.of(),
-                    Map.of());
+    private static final TableDefinition ITEMS = TestDefinitions.ITEMS;
 
     @TempDir Path dir;
 

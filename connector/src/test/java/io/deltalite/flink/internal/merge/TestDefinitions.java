@@ -1,0 +1,20 @@
+package io.deltalite.flink.internal.merge;
+
+import io.deltalite.flink.internal.merge.ValueType.Kind;
+import java.util.List;
+import java.util.Map;
+
+/** Table definitions the engine's tests share. */
+final class TestDefinitions {
+    /** {@code (id BIGINT NOT NULL, v STRING)}, keyed by {@code id}, unpartitioned. */
+    static final TableDefinition ITEMS =
+            new TableDefinition(
+                    List.of(
+                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                    List.of("id"),
+                    List.of(),
+                    Map.of());
+
+    private TestDefinitions() {}
+}
