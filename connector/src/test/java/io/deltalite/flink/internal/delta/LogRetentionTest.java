@@ -36,7 +36,7 @@ class LogRetentionTest {
                         List.of(),
                         Map.of(
                                 "delta.checkpointInterval", "5",
-                                "delta.logRetentionDuration", "interval 1 seconds"));
+                                "delta.logRetentionDuration", "interval 6 seconds"));
         try (UpsertHarness harness =
                 UpsertHarness.open(dir.toString(), items, MergeOptions.DEFAULTS)) {
             for (long id = 0; id < 12; id++) {
@@ -44,7 +44,7 @@ class LogRetentionTest {
                 harness.commit();
             }
             assertThat(commitFiles()).contains("00000000000000000000.json");
-            Thread.sleep(1500);
+            Thread.sleep(6500);
             for (long id = 12; id < 20; id++) {
                 harness.upsert(id, "v");
                 harness.commit();
