@@ -368,7 +368,9 @@ public final class BenchProbe {
 
     private static io.deltalite.flink.internal.merge.TableDefinition definitionOf(String table) {
         return DeltaTable.existingSchema(
-                        table, Map.of(), BenchTable.definition(BenchTable.Keys.SEQUENTIAL))
+                        table,
+                        io.deltalite.flink.internal.storage.StorageSettings.of(Map.of()),
+                        BenchTable.definition(BenchTable.Keys.SEQUENTIAL))
                 .map(
                         schema ->
                                 BenchTable.definition(
