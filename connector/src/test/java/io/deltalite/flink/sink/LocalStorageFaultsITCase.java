@@ -102,7 +102,10 @@ class LocalStorageFaultsITCase {
             logs = captured.text();
         }
 
-        assertThat(logs).contains("No space left on device").contains(table.toString());
+        assertThat(logs)
+                .contains("No space left on device")
+                .contains(table.toString())
+                .contains(DeltaLiteStorageException.class.getName());
         assertTableEquals(table, script.expected());
         assertEachCheckpointCommittedOnce(table);
         assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();

@@ -235,15 +235,20 @@ final class KernelFileStore implements DataFileStore {
                 if (e instanceof DeltaLiteException deltaLite) {
                     throw deltaLite;
                 }
-                throw new DeltaLiteException(
+                String message =
                         "Writing data files into partition "
                                 + partition.describe(schema.partitionColumns())
                                 + " of Delta table "
                                 + table.location()
                                 + " failed: "
-                                + e.getMessage()
-                                + ". The files written so far were deleted; nothing was committed.",
-                        e);
+                                + io.deltalite.flink.internal.merge.Causes.rootMessage(e)
+                                + ". The files written so far were deleted; nothing was committed.";
+                if (io.deltalite.flink.internal.merge.Causes.has(e, IOException.class)) {
+                    // The storage refused the write (full, unreachable, no permission).
+                    throw new io.deltalite.flink.exceptions.DeltaLiteStorageException(
+                            message + " The job commits the checkpoint when it restarts.", e);
+                }
+                throw new DeltaLiteException(message, e);
             }
         }
     }

@@ -7,6 +7,7 @@ import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
+import io.deltalite.flink.exceptions.DeltaLiteDamagedTableException;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.merge.Causes;
 import java.io.IOException;
@@ -131,7 +132,7 @@ final class LogDamage {
 
     private static DeltaLiteException damaged(
             String location, String what, RuntimeException failure) {
-        return new DeltaLiteException(
+        return new DeltaLiteDamagedTableException(
                 "The Delta log of the table at "
                         + location
                         + " is damaged: "

@@ -487,7 +487,7 @@ public final class CheckpointCommitter {
             List<String> touched = new ArrayList<>();
             partitions.forEach(p -> touched.add(p.describe(table.schema().partitionColumns())));
             if (lastFailureWasStorage) {
-                return new DeltaLiteException(
+                return new io.deltalite.flink.exceptions.DeltaLiteStorageException(
                         "Checkpoint "
                                 + checkpointId
                                 + " could not be committed to table "

@@ -1,6 +1,6 @@
 package io.deltalite.flink.internal.merge;
 
-import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.exceptions.DeltaLiteDamagedTableException;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.util.Locale;
@@ -10,7 +10,7 @@ import java.util.Locale;
  * storage failed. The engine adds the table version it read ({@link #atVersion}) before the error
  * leaves the checkpoint, so the message names the file, the table, the version and what to do.
  */
-public final class UnreadableDataFileException extends DeltaLiteException {
+public final class UnreadableDataFileException extends DeltaLiteDamagedTableException {
     private static final long serialVersionUID = 1L;
 
     private final String path;

@@ -3,7 +3,7 @@ package io.deltalite.flink.internal.merge;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.exceptions.DeltaLiteDamagedTableException;
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.UpsertHarness;
@@ -64,7 +64,7 @@ class DamagedTableTest {
             Files.writeString(commit, "{\"add\":{\"path\":\"x.parquet\",\"size\":");
             harness.upsert(7L, "new");
             Throwable error = catchThrowable(harness::commit);
-            assertThat(error).isInstanceOf(DeltaLiteException.class);
+            assertThat(error).isInstanceOf(DeltaLiteDamagedTableException.class);
             assertThat(error.getMessage())
                     .contains(location())
                     .contains("version " + version)
@@ -110,7 +110,7 @@ class DamagedTableTest {
 
             harness.upsert(9L, "new");
             Throwable error = catchThrowable(harness::commit);
-            assertThat(error).isInstanceOf(DeltaLiteException.class);
+            assertThat(error).isInstanceOf(DeltaLiteDamagedTableException.class);
             assertThat(error.getMessage())
                     .contains(location())
                     .contains("log checkpoint at version " + checkpointVersion)
@@ -181,7 +181,7 @@ class DamagedTableTest {
         long version = KernelTableReader.latestVersion(location());
         harness.upsert(2L, "updated");
         Throwable error = catchThrowable(harness::commit);
-        assertThat(error).isInstanceOf(DeltaLiteException.class);
+        assertThat(error).isInstanceOf(DeltaLiteDamagedTableException.class);
         assertThat(error.getMessage())
                 .contains(fileName)
                 .contains(location())
