@@ -1,6 +1,7 @@
 package io.deltalite.flink.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.deltalite.flink.exceptions.DeltaLiteStorageException;
 import io.deltalite.flink.internal.delta.KernelTableReader;
@@ -148,7 +149,8 @@ class S3StoreFaultsITCase {
                         });
         injector.start();
         try {
-            runJob(table, script);
+            // Bounded: S3A's retries heal the fault (or Flink's restarts do) within minutes.
+            assertTimeoutPreemptively(Duration.ofMinutes(3), () -> runJob(table, script));
         } finally {
             injector.interrupt();
             injector.join();
