@@ -16,12 +16,17 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -44,8 +49,9 @@ class LocalStorageFaultsITCase {
     @AfterEach
     void unmount() throws Exception {
         StorageFaults.disarm();
-        if (mounted != null) {
-            run("umount", mounted.toString());
+        if (mounted != null && !run("umount", mounted.toString())) {
+            // never leave a mount behind for the temporary folder's cleanup to trip over
+            run("umount", "-l", mounted.toString());
         }
     }
 
@@ -102,6 +108,7 @@ class LocalStorageFaultsITCase {
             logs = captured.text();
         }
 
+        assertThat(openFilesUnder(disk)).as("files the finished job left open").isEmpty();
         assertThat(logs)
                 .contains("No space left on device")
                 .contains(table.toString())
@@ -142,14 +149,36 @@ class LocalStorageFaultsITCase {
                             }
                         });
         assertThat(thrown).as("the job failed").isNotNull();
-        java.util.Optional<DeltaLiteStorageException> storage =
-                org.apache.flink.util.ExceptionUtils.findThrowable(
-                        thrown, DeltaLiteStorageException.class);
+        Optional<DeltaLiteStorageException> storage =
+                ExceptionUtils.findThrowable(thrown, DeltaLiteStorageException.class);
         assertThat(storage).as("a storage error in " + thrown).isPresent();
         assertThat(storage.get().getMessage())
                 .contains(table)
                 .contains("read-only file system")
                 .contains("write permission");
+    }
+
+    /** The files this JVM holds open below {@code folder}. */
+    private static List<String> openFilesUnder(Path folder) throws IOException {
+        List<String> open = new ArrayList<>();
+        Path fds = Path.of("/proc/self/fd");
+        if (!Files.isDirectory(fds)) {
+            return open;
+        }
+        String prefix = folder.toRealPath().toString();
+        try (Stream<Path> links = Files.list(fds)) {
+            for (Path link : (Iterable<Path>) links::iterator) {
+                try {
+                    String target = Files.readSymbolicLink(link).toString();
+                    if (target.startsWith(prefix)) {
+                        open.add(target);
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // the descriptor closed while listing
+                }
+            }
+        }
+        return open;
     }
 
     /** Mounts a tmpfs at {@code where}, if this machine allows it. */

@@ -262,8 +262,8 @@ public final class DeltaTable implements MergeTable {
     private static FileIO storageFileIO(String location, StorageSettings storage) {
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         HadoopFileIO hadoop = new HadoopFileIO(hadoopConf);
-        if (LocalLogFileIO.isLocal(location)) {
-            return new LocalLogFileIO(hadoop);
+        if (LocalFileIO.isLocal(location)) {
+            return new LocalFileIO(hadoop);
         }
         if (!S3Locations.isS3(location)) {
             return hadoop;

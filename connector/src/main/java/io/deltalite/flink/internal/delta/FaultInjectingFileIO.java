@@ -34,7 +34,12 @@ final class FaultInjectingFileIO extends ForwardingFileIO {
             public PositionOutputStream create(boolean putIfAbsent) throws IOException {
                 StorageFaults.at(operation, path, false);
                 PositionOutputStream out = file.create(putIfAbsent);
-                return new PositionOutputStream() {
+                return new AbandonableStream() {
+                    @Override
+                    public boolean abandonIfOpen() {
+                        return out instanceof Abandonable open && open.abandonIfOpen();
+                    }
+
                     @Override
                     public long getPos() throws IOException {
                         return out.getPos();
@@ -72,6 +77,10 @@ final class FaultInjectingFileIO extends ForwardingFileIO {
             }
         };
     }
+
+    /** A stream that stays abandonable through this layer. */
+    private abstract static class AbandonableStream extends PositionOutputStream
+            implements Abandonable {}
 
     @Override
     public InputFile newInputFile(String path, long fileSize) {

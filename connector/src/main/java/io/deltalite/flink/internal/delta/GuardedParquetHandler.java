@@ -15,7 +15,7 @@ import java.util.Optional;
 
 /**
  * Kernel's Parquet handler, except that a file written atomically (a log checkpoint) whose content
- * cannot be read to its end is marked for {@link LogFileGuard}, which then keeps it from being
+ * cannot be read to its end is marked for {@link PublishGuard}, which then keeps it from being
  * published.
  */
 final class GuardedParquetHandler implements ParquetHandler {
@@ -47,7 +47,7 @@ final class GuardedParquetHandler implements ParquetHandler {
         try {
             delegate.writeParquetFileAtomically(path, new Guarded(path, data));
         } finally {
-            LogFileGuard.forget(path);
+            PublishGuard.forget(path);
         }
     }
 
@@ -66,7 +66,7 @@ final class GuardedParquetHandler implements ParquetHandler {
             try {
                 return source.hasNext();
             } catch (RuntimeException | Error e) {
-                LogFileGuard.abandon(path);
+                PublishGuard.abandon(path);
                 throw e;
             }
         }
@@ -76,7 +76,7 @@ final class GuardedParquetHandler implements ParquetHandler {
             try {
                 return source.next();
             } catch (RuntimeException | Error e) {
-                LogFileGuard.abandon(path);
+                PublishGuard.abandon(path);
                 throw e;
             }
         }

@@ -19,7 +19,8 @@ import java.nio.charset.StandardCharsets;
  *       reports as a conflict. With {@code overwrite = true} ({@code _last_checkpoint}) it is a
  *       plain PUT.
  *   <li>{@link #create} (data files, checkpoint Parquet files) is a plain upload: an S3 object is
- *       published whole when the stream is closed, so it is atomic without a rename.
+ *       published whole when the stream is closed, so it is atomic without a rename; one that is
+ *       not whole is aborted ({@link PublishingStream}).
  * </ul>
  */
 final class S3OutputFile implements OutputFile {
@@ -37,10 +38,37 @@ final class S3OutputFile implements OutputFile {
     }
 
     @Override
-    public UploadStream create(boolean atomicWrite) throws IOException {
-        return new UploadStream(
-                ConnectorClassLoader.call(() -> storage.create(path)),
-                LogFileGuard.isLogFile(path) ? new LogFileGuard(path) : null);
+    public PositionOutputStream create(boolean atomicWrite) throws IOException {
+        ObjectUpload upload = ConnectorClassLoader.call(() -> storage.create(path));
+        return new PublishingStream(
+                path,
+                new PublishingStream.Target() {
+                    /** A write that fills a block starts its upload in an S3A pool thread. */
+                    @Override
+                    public void write(int b) throws IOException {
+                        ConnectorClassLoader.run(() -> upload.write(b));
+                    }
+
+                    @Override
+                    public void write(byte[] b, int off, int len) throws IOException {
+                        ConnectorClassLoader.run(() -> upload.write(b, off, len));
+                    }
+
+                    @Override
+                    public void flush() throws IOException {
+                        upload.flush();
+                    }
+
+                    @Override
+                    public void publish() throws IOException {
+                        ConnectorClassLoader.run(upload::close);
+                    }
+
+                    @Override
+                    public void discard() {
+                        upload.abortIfOpen();
+                    }
+                });
     }
 
     @Override
@@ -63,86 +91,5 @@ final class S3OutputFile implements OutputFile {
                         storage.putIfAbsent(path, content);
                     }
                 });
-    }
-
-    /** Kernel's view of an {@link ObjectUpload}; abortable while it is open. */
-    static final class UploadStream extends PositionOutputStream {
-        private final ObjectUpload upload;
-
-        /** For a file of the Delta log, what decides whether it may be published; else null. */
-        private final LogFileGuard guard;
-
-        UploadStream(ObjectUpload upload, LogFileGuard guard) {
-            this.upload = upload;
-            this.guard = guard;
-        }
-
-        @Override
-        public long getPos() {
-            return upload.position();
-        }
-
-        /** A write that fills a block starts its upload in an S3A pool thread. */
-        @Override
-        public void write(int b) throws IOException {
-            try {
-                ConnectorClassLoader.run(() -> upload.write(b));
-            } catch (IOException | RuntimeException | Error e) {
-                failed();
-                throw e;
-            }
-            if (guard != null) {
-                guard.wrote(b);
-            }
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            try {
-                ConnectorClassLoader.run(() -> upload.write(b, off, len));
-            } catch (IOException | RuntimeException | Error e) {
-                failed();
-                throw e;
-            }
-            if (guard != null) {
-                guard.wrote(b, off, len);
-            }
-        }
-
-        @Override
-        public void flush() throws IOException {
-            try {
-                upload.flush();
-            } catch (IOException | RuntimeException | Error e) {
-                failed();
-                throw e;
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            String refusal = guard == null ? null : guard.refusal();
-            if (refusal != null) {
-                upload.abortIfOpen();
-                throw new IOException("Not publishing " + upload + ": " + refusal + ".");
-            }
-            ConnectorClassLoader.run(upload::close);
-        }
-
-        private void failed() {
-            if (guard != null) {
-                guard.failed();
-            }
-        }
-
-        /** Cancels the upload unless it was closed; true if there was one to cancel. */
-        boolean abortIfOpen() {
-            return upload.abortIfOpen();
-        }
-
-        @Override
-        public String toString() {
-            return upload.toString();
-        }
     }
 }

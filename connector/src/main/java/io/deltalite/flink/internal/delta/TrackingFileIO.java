@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The file system access of deltalite's Kernel engine. It adds two things to Hadoop's:
@@ -19,13 +17,12 @@ import org.slf4j.LoggerFactory;
  *   <li>settings of this table (Parquet batch, row-group and target file sizes) that Kernel's
  *       readers and writers look up by name, without touching the shared Hadoop configuration;
  *   <li>a record of every file created on the current thread while a {@link WriteScope} is open, so
- *       that a failed write can delete what it had started — including a half-written file. An S3
- *       upload still open when its scope ends is aborted, so that no multipart upload is left
- *       behind.
+ *       that a failed write can delete what it had started — including a half-written file. A file
+ *       still being written when its scope ends is {@linkplain Abandonable abandoned}, so that no
+ *       descriptor stays open and no multipart upload is left behind.
  * </ul>
  */
 final class TrackingFileIO extends ForwardingFileIO {
-    private static final Logger LOG = LoggerFactory.getLogger(TrackingFileIO.class);
     private static final ThreadLocal<WriteScope> CURRENT = new ThreadLocal<>();
 
     private final Map<String, String> settings;
@@ -39,7 +36,7 @@ final class TrackingFileIO extends ForwardingFileIO {
     static final class WriteScope implements AutoCloseable {
         private final WriteScope outer;
         private final List<String> created = new ArrayList<>();
-        private final List<S3OutputFile.UploadStream> uploads = new ArrayList<>();
+        private final List<Abandonable> open = new ArrayList<>();
 
         WriteScope() {
             outer = CURRENT.get();
@@ -50,13 +47,11 @@ final class TrackingFileIO extends ForwardingFileIO {
             return created;
         }
 
-        /** Aborts the uploads that were started in this scope and never closed. */
+        /** Abandons the files that were started in this scope and never closed. */
         @Override
         public void close() {
-            for (S3OutputFile.UploadStream upload : uploads) {
-                if (upload.abortIfOpen()) {
-                    LOG.info("Aborted an unfinished upload: {}", upload);
-                }
+            for (Abandonable file : open) {
+                file.abandonIfOpen();
             }
             if (outer == null) {
                 CURRENT.remove();
@@ -78,7 +73,7 @@ final class TrackingFileIO extends ForwardingFileIO {
         return new ScopedOutputFile(file, scope);
     }
 
-    /** An output file that registers its S3 uploads with the scope it was created in. */
+    /** An output file that registers its streams with the scope it was created in. */
     private record ScopedOutputFile(OutputFile file, WriteScope scope) implements OutputFile {
         @Override
         public String path() {
@@ -88,8 +83,8 @@ final class TrackingFileIO extends ForwardingFileIO {
         @Override
         public PositionOutputStream create(boolean atomicWrite) throws IOException {
             PositionOutputStream stream = file.create(atomicWrite);
-            if (stream instanceof S3OutputFile.UploadStream upload) {
-                scope.uploads.add(upload);
+            if (stream instanceof Abandonable file) {
+                scope.open.add(file);
             }
             return stream;
         }

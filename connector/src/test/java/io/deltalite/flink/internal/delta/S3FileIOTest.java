@@ -99,8 +99,11 @@ class S3FileIOTest {
         Configuration conf = configuration();
         TrackingFileIO fileIO =
                 new TrackingFileIO(
-                        new S3FileIO(
-                                new HadoopFileIO(conf), S3TableStorage.open(table, conf, false)),
+                        // the layers of a table's engine
+                        new FaultInjectingFileIO(
+                                new S3FileIO(
+                                        new HadoopFileIO(conf),
+                                        S3TableStorage.open(table, conf, false))),
                         Map.of());
         String file = table + "/part-00000.parquet";
         byte[] twoParts = new byte[2 * PART_SIZE + 1];

@@ -1,19 +1,21 @@
 package io.deltalite.flink.internal.delta;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keeps a Delta log file that was not written to its end from being published.
+ * Decides whether a file written through a {@link PublishingStream} may be published: only a file
+ * written to its end. Readers trust a file of the Delta log once it exists, and a data file is
+ * referenced by a commit once its write returns, so half a file must never appear under its name.
  *
  * <p>Kernel writes a log checkpoint with Parquet's writer inside try-with-resources: if reading the
  * checkpoint's content fails halfway (the previous checkpoint or a commit cannot be read), the
- * writer is closed normally — Parquet writes a valid footer over the rows so far — and the stream's
- * close would publish a checkpoint that silently lacks files; every reader would then see rows
- * vanish, and log cleanup would delete the commits that could rebuild them. If Parquet's own writer
- * fails, the stream is closed without a footer. So each stream of a {@code _delta_log} file keeps
- * one of these, and its close publishes only when {@link #refusal} has nothing to say:
+ * writer is closed normally — Parquet writes a valid footer over the rows so far — and publishing
+ * it would give every reader a checkpoint that silently lacks files, and let log cleanup delete the
+ * commits that could rebuild them. If Parquet's own writer fails, the stream is closed without a
+ * footer. A file may be published only when {@link #refusal} has nothing to say:
  *
  * <ul>
  *   <li>no write to the stream failed;
@@ -22,10 +24,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>a Parquet file ends with the Parquet magic {@code PAR1} (its footer was written).
  * </ul>
  */
-final class LogFileGuard {
+final class PublishGuard {
     private static final byte[] PARQUET_MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
 
-    /** Paths whose content's source failed while they were being written. */
+    /** Files (by {@link #key}) whose content's source failed while they were being written. */
     private static final Set<String> ABANDONED = ConcurrentHashMap.newKeySet();
 
     private final String path;
@@ -34,29 +36,28 @@ final class LogFileGuard {
     private long written;
     private boolean failed;
 
-    LogFileGuard(String path) {
+    PublishGuard(String path) {
         this.path = path;
         this.parquet = path.endsWith(".parquet");
     }
 
-    /** Whether {@code path} is a file of a Delta log, which readers trust once it exists. */
-    static boolean isLogFile(String path) {
-        return path.contains("/_delta_log/");
-    }
-
     /** The source of {@code path}'s content failed: whatever was written must not be published. */
     static void abandon(String path) {
-        ABANDONED.add(name(path));
+        ABANDONED.add(key(path));
     }
 
     /** Forgets {@code path}'s mark once its write is over. */
     static void forget(String path) {
-        ABANDONED.remove(name(path));
+        ABANDONED.remove(key(path));
     }
 
-    /** Log file names are unique per version; the name survives any rewriting of the path. */
-    private static String name(String path) {
-        return path.substring(path.lastIndexOf('/') + 1);
+    /**
+     * The file's location without the spelling of its scheme ({@code /t/x}, {@code file:/t/x} and
+     * {@code file:///t/x} are one file; the same name in two tables is two).
+     */
+    private static String key(String path) {
+        java.net.URI uri = new org.apache.hadoop.fs.Path(path).toUri();
+        return (uri.getAuthority() == null ? "" : uri.getAuthority()) + uri.getPath();
     }
 
     void wrote(int b) {
@@ -86,10 +87,10 @@ final class LogFileGuard {
         if (failed) {
             return "a write to it failed";
         }
-        if (ABANDONED.remove(name(path))) {
+        if (ABANDONED.remove(key(path))) {
             return "the content it was written from could not be read to its end";
         }
-        if (parquet && (written < tail.length || !java.util.Arrays.equals(tail, PARQUET_MAGIC))) {
+        if (parquet && (written < tail.length || !Arrays.equals(tail, PARQUET_MAGIC))) {
             return "it has no Parquet footer (its writer failed)";
         }
         return null;

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Concurrent committers on a local table: each Delta version is written once, none is lost. */
-class LocalLogFileIOTest {
+class LocalFileIOTest {
     static final TableDefinition EVENTS =
             new TableDefinition(
                     List.of(

@@ -1,0 +1,133 @@
+package io.deltalite.flink.internal.delta;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
+import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Writes to a local disk that is full, on a real size-limited file system (tmpfs; skipped where the
+ * machine does not allow a mount): the write fails with an {@link IOException} naming the file, and
+ * nothing of it stays open — an open file keeps its space and keeps the disk from being unmounted.
+ */
+class LocalDiskFullTest {
+    @TempDir Path dir;
+
+    private Path disk;
+
+    @BeforeEach
+    void mount() throws Exception {
+        disk = dir.resolve("disk");
+        Files.createDirectories(disk);
+        Assumptions.assumeTrue(
+                run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", disk.toString()),
+                "a size-limited file system needs a mount, which this machine does not allow");
+    }
+
+    @AfterEach
+    void unmount() throws Exception {
+        if (!run("umount", disk.toString())) {
+            run("umount", "-l", disk.toString());
+        }
+    }
+
+    @Test
+    void aDataFileThatFillsTheDiskFailsAndLeavesNothingOpen() throws Exception {
+        LocalFileIO io = new LocalFileIO(new HadoopFileIO(new Configuration()));
+        String file = disk.resolve("t/day=1/part-1.parquet").toString();
+        assertThatThrownBy(() -> writeTwoMegabytes(io, file))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(file)
+                .hasMessageContaining("No space left on device");
+        assertThat(openFilesUnder(disk)).isEmpty();
+        try (Stream<Path> left = Files.walk(disk)) {
+            assertThat(left.filter(Files::isRegularFile)).as("files left").isEmpty();
+        }
+    }
+
+    @Test
+    void aLogFileThatFillsTheDiskFailsAndLeavesNothingOpen() throws Exception {
+        LocalFileIO io = new LocalFileIO(new HadoopFileIO(new Configuration()));
+        String file = disk.resolve("t/_delta_log/00000000000000000001.json").toString();
+        assertThatThrownBy(() -> writeTwoMegabytes(io, file)).isInstanceOf(IOException.class);
+        assertThat(openFilesUnder(disk)).isEmpty();
+        try (Stream<Path> left = Files.walk(disk)) {
+            assertThat(left.filter(Files::isRegularFile)).as("files left").isEmpty();
+        }
+    }
+
+    @Test
+    void aFileLeftUnfinishedWhenItsWriteScopeEndsIsDroppedAndClosed() throws Exception {
+        TrackingFileIO io =
+                new TrackingFileIO(
+                        new FaultInjectingFileIO(
+                                new LocalFileIO(new HadoopFileIO(new Configuration()))),
+                        java.util.Map.of());
+        String file = disk.resolve("t/day=1/part-2.parquet").toString();
+        try (TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
+            PositionOutputStream out = io.newOutputFile(file).create(true);
+            out.write(new byte[100_000]);
+            assertThat(openFilesUnder(disk)).hasSize(1);
+        }
+        assertThat(openFilesUnder(disk)).isEmpty();
+        try (Stream<Path> left = Files.walk(disk)) {
+            assertThat(left.filter(Files::isRegularFile)).as("files left").isEmpty();
+        }
+    }
+
+    private static void writeTwoMegabytes(LocalFileIO io, String file) throws IOException {
+        byte[] block = new byte[16 * 1024];
+        try (PositionOutputStream out = io.newOutputFile(file).create(true)) {
+            for (int i = 0; i < 128; i++) {
+                out.write(block);
+            }
+        }
+    }
+
+    /** The files this JVM holds open below {@code folder}. */
+    static List<String> openFilesUnder(Path folder) throws IOException {
+        List<String> open = new ArrayList<>();
+        Path fds = Path.of("/proc/self/fd");
+        if (!Files.isDirectory(fds)) {
+            return open;
+        }
+        String prefix = folder.toRealPath().toString();
+        try (Stream<Path> links = Files.list(fds)) {
+            for (Path link : (Iterable<Path>) links::iterator) {
+                try {
+                    String target = Files.readSymbolicLink(link).toString();
+                    if (target.startsWith(prefix)) {
+                        open.add(target);
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // the descriptor closed while listing
+                }
+            }
+        }
+        return open;
+    }
+
+    static boolean run(String... command) throws Exception {
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            process.getInputStream().readAllBytes();
+            return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}

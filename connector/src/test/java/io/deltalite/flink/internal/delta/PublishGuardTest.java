@@ -1,0 +1,47 @@
+package io.deltalite.flink.internal.delta;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** What keeps a file that is not whole from being published. */
+class PublishGuardTest {
+    private static final String CHECKPOINT = "/_delta_log/00000000000000000010.checkpoint.parquet";
+
+    @Test
+    void anAbandonedCheckpointOfOneTableDoesNotStopTheSameVersionOfAnother() {
+        PublishGuard.abandon("file:/tables/a" + CHECKPOINT);
+        try {
+            assertThat(whole("/tables/b" + CHECKPOINT).refusal())
+                    .as("table b's checkpoint 10")
+                    .isNull();
+            assertThat(whole("file:///tables/a" + CHECKPOINT).refusal())
+                    .as("table a's checkpoint 10, however its path is spelled")
+                    .contains("could not be read to its end");
+        } finally {
+            PublishGuard.forget("/tables/a" + CHECKPOINT);
+        }
+    }
+
+    @Test
+    void aParquetFileWithoutItsFooterOrWithAFailedWriteIsRefused() {
+        PublishGuard noFooter = new PublishGuard("/t/part-1.parquet");
+        noFooter.wrote("PAR1 rows".getBytes(StandardCharsets.US_ASCII), 0, 9);
+        assertThat(noFooter.refusal()).contains("no Parquet footer");
+
+        PublishGuard failed = whole("/t/part-2.parquet");
+        failed.failed();
+        assertThat(failed.refusal()).contains("a write to it failed");
+
+        assertThat(whole("/t/part-3.parquet").refusal()).isNull();
+    }
+
+    /** A guard over a Parquet file that was written to its end. */
+    private static PublishGuard whole(String path) {
+        PublishGuard guard = new PublishGuard(path);
+        byte[] content = "PAR1 rows footer PAR1".getBytes(StandardCharsets.US_ASCII);
+        guard.wrote(content, 0, content.length);
+        return guard;
+    }
+}
