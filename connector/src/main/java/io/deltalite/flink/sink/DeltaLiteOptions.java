@@ -62,6 +62,15 @@ public final class DeltaLiteOptions {
                             "Parquet row-group size of written files. Each open output file holds"
                                     + " up to one row group in memory.");
 
+    public static final ConfigOption<ParquetCompression> PARQUET_COMPRESSION =
+            ConfigOptions.key("parquet.compression")
+                    .enumType(ParquetCompression.class)
+                    .defaultValue(ParquetCompression.ZSTD)
+                    .withDescription(
+                            "Codec of the Parquet files the sink writes: zstd, snappy, gzip,"
+                                    + " lz4_raw or uncompressed. Files already in the table keep"
+                                    + " theirs until they are rewritten.");
+
     public static final ConfigOption<Integer> READ_BATCH_SIZE =
             ConfigOptions.key("read-batch-size")
                     .intType()

@@ -2,6 +2,7 @@ package io.deltalite.flink.table;
 
 import io.deltalite.flink.sink.DeltaLiteOptions;
 import io.deltalite.flink.sink.NullKeyPolicy;
+import io.deltalite.flink.sink.ParquetCompression;
 import io.deltalite.flink.sink.PruneStrategy;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
@@ -97,6 +98,12 @@ public final class DeltaLiteConnectorOptions {
                     .intType()
                     .defaultValue(DeltaLiteOptions.READ_BATCH_SIZE.defaultValue())
                     .withDescription(DeltaLiteOptions.READ_BATCH_SIZE.description());
+
+    public static final ConfigOption<ParquetCompression> SINK_PARQUET_COMPRESSION =
+            ConfigOptions.key("sink." + DeltaLiteOptions.PARQUET_COMPRESSION.key())
+                    .enumType(ParquetCompression.class)
+                    .defaultValue(DeltaLiteOptions.PARQUET_COMPRESSION.defaultValue())
+                    .withDescription(DeltaLiteOptions.PARQUET_COMPRESSION.description());
 
     public static final ConfigOption<PruneStrategy> SINK_PRUNE_STRATEGY =
             ConfigOptions.key("sink." + DeltaLiteOptions.PRUNE_STRATEGY.key())

@@ -50,6 +50,7 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_MAX_BUFFERED_BYTES,
                 DeltaLiteConnectorOptions.SINK_TARGET_FILE_SIZE,
                 DeltaLiteConnectorOptions.SINK_ROW_GROUP_SIZE,
+                DeltaLiteConnectorOptions.SINK_PARQUET_COMPRESSION,
                 DeltaLiteConnectorOptions.SINK_READ_BATCH_SIZE,
                 DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
                 DeltaLiteConnectorOptions.SINK_WRITE_MODE,
@@ -113,6 +114,11 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_ROW_GROUP_SIZE,
                 DeltaLiteOptions.ROW_GROUP_SIZE);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_PARQUET_COMPRESSION,
+                DeltaLiteOptions.PARQUET_COMPRESSION);
         copy(
                 options,
                 builder,

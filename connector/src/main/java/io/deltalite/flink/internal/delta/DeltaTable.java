@@ -475,6 +475,8 @@ public final class DeltaTable implements MergeTable {
                 "delta.kernel.default.parquet.reader.batch-size",
                 Integer.toString(options.readBatchSize()));
         settings.put("parquet.block.size", Long.toString(options.rowGroupSizeBytes()));
+        // Kernel's Parquet writer takes the codec by Parquet's name (ZSTD, SNAPPY, …).
+        settings.put("parquet.compression", options.compression().name());
         return settings;
     }
 

@@ -1,6 +1,7 @@
 package io.deltalite.flink.internal.merge;
 
 import io.deltalite.flink.sink.NullKeyPolicy;
+import io.deltalite.flink.sink.ParquetCompression;
 import io.deltalite.flink.sink.PruneStrategy;
 import io.deltalite.flink.sink.WriteMode;
 import java.io.Serializable;
@@ -23,6 +24,7 @@ import java.util.Objects;
  * @param deletionVectorRewriteThreshold in deletion-vector mode, the share of a file's rows above
  *     which a file is rewritten instead of given a deletion vector
  * @param compaction how writers keep the files of their partitions few and large
+ * @param compression the codec of the Parquet files written
  */
 public record MergeOptions(
         int maxParallelFiles,
@@ -35,7 +37,8 @@ public record MergeOptions(
         NullKeyPolicy nullKeyPolicy,
         WriteMode writeMode,
         double deletionVectorRewriteThreshold,
-        CompactionOptions compaction)
+        CompactionOptions compaction,
+        ParquetCompression compression)
         implements Serializable {
 
     /** The default of {@code dv.rewrite-threshold}. */
@@ -55,7 +58,8 @@ public record MergeOptions(
                     NullKeyPolicy.INSERT,
                     WriteMode.AUTO,
                     DEFAULT_DV_REWRITE_THRESHOLD,
-                    CompactionOptions.DEFAULTS);
+                    CompactionOptions.DEFAULTS,
+                    ParquetCompression.ZSTD);
 
     public MergeOptions {
         requirePositive(maxParallelFiles, "max-parallel-files");
@@ -70,6 +74,7 @@ public record MergeOptions(
         Objects.requireNonNull(nullKeyPolicy, "nullKeyPolicy");
         Objects.requireNonNull(writeMode, "writeMode");
         Objects.requireNonNull(compaction, "compaction");
+        Objects.requireNonNull(compression, "compression");
         if (!(deletionVectorRewriteThreshold > 0 && deletionVectorRewriteThreshold <= 1)) {
             throw new IllegalArgumentException(
                     "dv.rewrite-threshold must be above 0 and at most 1, but is "
@@ -91,6 +96,22 @@ public record MergeOptions(
                 : Math.max(1, targetSize / 16);
     }
 
+    public MergeOptions withCompression(ParquetCompression value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold,
+                compaction,
+                value);
+    }
+
     private static void requirePositive(long value, String name) {
         if (value <= 0) {
             throw new IllegalArgumentException(name + " must be positive, but is " + value);
@@ -109,7 +130,8 @@ public record MergeOptions(
                 nullKeyPolicy,
                 writeMode,
                 deletionVectorRewriteThreshold,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withMaxBufferedBytes(long value) {
@@ -124,7 +146,8 @@ public record MergeOptions(
                 nullKeyPolicy,
                 writeMode,
                 deletionVectorRewriteThreshold,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withTargetFileSizeBytes(long value) {
@@ -139,7 +162,8 @@ public record MergeOptions(
                 nullKeyPolicy,
                 writeMode,
                 deletionVectorRewriteThreshold,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withRowGroupSizeBytes(long value) {
@@ -154,7 +178,8 @@ public record MergeOptions(
                 nullKeyPolicy,
                 writeMode,
                 deletionVectorRewriteThreshold,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withReadBatchSize(int value) {
@@ -169,7 +194,8 @@ public record MergeOptions(
                 nullKeyPolicy,
                 writeMode,
                 deletionVectorRewriteThreshold,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withPruneStrategy(PruneStrategy value) {
@@ -184,7 +210,8 @@ public record MergeOptions(
                 nullKeyPolicy,
                 writeMode,
                 deletionVectorRewriteThreshold,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withCommitRetries(int value) {
@@ -199,7 +226,8 @@ public record MergeOptions(
                 nullKeyPolicy,
                 writeMode,
                 deletionVectorRewriteThreshold,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withNullKeyPolicy(NullKeyPolicy value) {
@@ -214,7 +242,8 @@ public record MergeOptions(
                 value,
                 writeMode,
                 deletionVectorRewriteThreshold,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withWriteMode(WriteMode value) {
@@ -229,7 +258,8 @@ public record MergeOptions(
                 nullKeyPolicy,
                 value,
                 deletionVectorRewriteThreshold,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withDeletionVectorRewriteThreshold(double value) {
@@ -244,7 +274,8 @@ public record MergeOptions(
                 nullKeyPolicy,
                 writeMode,
                 value,
-                compaction);
+                compaction,
+                compression);
     }
 
     public MergeOptions withCompaction(CompactionOptions value) {
@@ -259,6 +290,7 @@ public record MergeOptions(
                 nullKeyPolicy,
                 writeMode,
                 deletionVectorRewriteThreshold,
-                value);
+                value,
+                compression);
     }
 }

@@ -182,7 +182,8 @@ public final class SinkConfig implements Serializable {
                                 .orElse(0L),
                         options.get(DeltaLiteOptions.COMPACTION_MAX_BYTES_PER_CHECKPOINT)
                                 .getBytes(),
-                        options.get(DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD)));
+                        options.get(DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD)),
+                options.get(DeltaLiteOptions.PARQUET_COMPRESSION));
     }
 
     /** A target file size that is set must be a size: 0 is not "unset". */
