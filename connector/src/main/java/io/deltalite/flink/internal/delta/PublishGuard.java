@@ -32,7 +32,10 @@ final class PublishGuard {
 
     private final String path;
     private final boolean parquet;
-    private final byte[] tail = new byte[PARQUET_MAGIC.length];
+
+    /** The last bytes written: a Parquet file ends with its footer's length and the magic. */
+    private final byte[] tail = new byte[8];
+
     private long written;
     private boolean failed;
 
@@ -82,6 +85,23 @@ final class PublishGuard {
         failed = true;
     }
 
+    /**
+     * Whether the bytes end as a Parquet file does: {@code PAR1} (the header), the data and the
+     * footer, the footer's length (4 bytes, little-endian) and {@code PAR1} again. A writer that
+     * failed before its first row group leaves the header alone, which also ends with the magic.
+     */
+    private boolean endsWithFooter() {
+        if (!Arrays.equals(tail, 4, 8, PARQUET_MAGIC, 0, 4)) {
+            return false;
+        }
+        long footerLength =
+                (tail[0] & 0xffL)
+                        | (tail[1] & 0xffL) << 8
+                        | (tail[2] & 0xffL) << 16
+                        | (tail[3] & 0xffL) << 24;
+        return footerLength > 0 && footerLength + 12 <= written;
+    }
+
     /** Why the file must not be published, or null if it may be. */
     String refusal() {
         if (failed) {
@@ -90,7 +110,7 @@ final class PublishGuard {
         if (ABANDONED.remove(key(path))) {
             return "the content it was written from could not be read to its end";
         }
-        if (parquet && (written < tail.length || !Arrays.equals(tail, PARQUET_MAGIC))) {
+        if (parquet && !endsWithFooter()) {
             return "it has no Parquet footer (its writer failed)";
         }
         return null;

@@ -39,7 +39,17 @@ final class PublishingStream extends PositionOutputStream implements Abandonable
     private final Target target;
     private final PublishGuard guard;
     private long position;
-    private boolean finished;
+
+    private enum State {
+        OPEN,
+        PUBLISHED,
+        /** A close refused or failed to publish it (and said so). */
+        FAILED,
+        /** Dropped by {@link #abandonIfOpen()}: its writer must not think it exists. */
+        ABANDONED
+    }
+
+    private State state = State.OPEN;
 
     PublishingStream(String path, Target target) {
         this.path = path;
@@ -54,6 +64,7 @@ final class PublishingStream extends PositionOutputStream implements Abandonable
 
     @Override
     public void write(int b) throws IOException {
+        requireOpen();
         try {
             target.write(b);
         } catch (IOException | RuntimeException | Error e) {
@@ -65,6 +76,7 @@ final class PublishingStream extends PositionOutputStream implements Abandonable
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
+        requireOpen();
         try {
             target.write(b, off, len);
         } catch (IOException | RuntimeException | Error e) {
@@ -86,32 +98,49 @@ final class PublishingStream extends PositionOutputStream implements Abandonable
     /** Publishes the file if it is whole; else discards it and says why. */
     @Override
     public synchronized void close() throws IOException {
-        if (finished) {
+        if (state == State.PUBLISHED || state == State.FAILED) {
             return;
         }
-        finished = true;
-        String refusal = guard.refusal();
-        if (refusal != null) {
-            target.discard();
-            throw new IOException("Not publishing " + path + ": " + refusal + ".");
-        }
+        requireOpen();
+        state = State.FAILED;
+        boolean published = false;
         try {
+            String refusal = guard.refusal();
+            if (refusal != null) {
+                throw new IOException("Not publishing " + path + ": " + refusal + ".");
+            }
             target.publish();
+            published = true;
+            state = State.PUBLISHED;
         } catch (IOException | RuntimeException | Error e) {
-            target.discard();
             throw annotated(e);
+        } finally {
+            if (!published) {
+                target.discard();
+            }
         }
     }
 
     @Override
     public synchronized boolean abandonIfOpen() {
-        if (finished) {
+        if (state != State.OPEN) {
             return false;
         }
-        finished = true;
+        state = State.ABANDONED;
         target.discard();
         LOG.info("Abandoned the unfinished write of {}", path);
         return true;
+    }
+
+    /** A stream that was abandoned, published or refused takes no more writes. */
+    private void requireOpen() throws IOException {
+        if (state == State.ABANDONED) {
+            throw new IOException(
+                    "The write of " + path + " was abandoned; the file is not published.");
+        }
+        if (state != State.OPEN) {
+            throw new IOException("The write of " + path + " is closed.");
+        }
     }
 
     private IOException failed(Throwable e) {
@@ -133,6 +162,10 @@ final class PublishingStream extends PositionOutputStream implements Abandonable
             throw error;
         }
         String message = cause.getMessage();
+        if (cause instanceof java.nio.file.FileSystemException io) {
+            // names its file already; callers look for FileAlreadyExistsException by type
+            return io;
+        }
         if (cause instanceof IOException io && message != null && message.contains(path)) {
             return io;
         }

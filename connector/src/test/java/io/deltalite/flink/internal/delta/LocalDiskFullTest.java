@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Writes to a local disk that is full, on a real size-limited file system (tmpfs; skipped where the
@@ -45,11 +47,12 @@ class LocalDiskFullTest {
         }
     }
 
-    @Test
-    void aDataFileThatFillsTheDiskFailsAndLeavesNothingOpen() throws Exception {
+    @ParameterizedTest(name = "putIfAbsent={0}")
+    @ValueSource(booleans = {true, false})
+    void aDataFileThatFillsTheDiskFailsAndLeavesNothingOpen(boolean putIfAbsent) throws Exception {
         LocalFileIO io = new LocalFileIO(new HadoopFileIO(new Configuration()));
         String file = disk.resolve("t/day=1/part-1.parquet").toString();
-        assertThatThrownBy(() -> writeTwoMegabytes(io, file))
+        assertThatThrownBy(() -> writeTwoMegabytes(io, file, putIfAbsent))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining(file)
                 .hasMessageContaining("No space left on device");
@@ -63,7 +66,7 @@ class LocalDiskFullTest {
     void aLogFileThatFillsTheDiskFailsAndLeavesNothingOpen() throws Exception {
         LocalFileIO io = new LocalFileIO(new HadoopFileIO(new Configuration()));
         String file = disk.resolve("t/_delta_log/00000000000000000001.json").toString();
-        assertThatThrownBy(() -> writeTwoMegabytes(io, file)).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> writeTwoMegabytes(io, file, true)).isInstanceOf(IOException.class);
         assertThat(openFilesUnder(disk)).isEmpty();
         try (Stream<Path> left = Files.walk(disk)) {
             assertThat(left.filter(Files::isRegularFile)).as("files left").isEmpty();
@@ -89,9 +92,22 @@ class LocalDiskFullTest {
         }
     }
 
-    private static void writeTwoMegabytes(LocalFileIO io, String file) throws IOException {
+    @Test
+    void aJournalNoteThatFillsTheDiskFailsAndLeavesNothingOpen() throws Exception {
+        LocalFileIO io = new LocalFileIO(new HadoopFileIO(new Configuration()));
+        String file = disk.resolve("t/_deltalite/journal/app/7.files").toString();
+        assertThatThrownBy(() -> writeTwoMegabytes(io, file, false))
+                .isInstanceOf(IOException.class);
+        assertThat(openFilesUnder(disk)).isEmpty();
+        try (Stream<Path> left = Files.walk(disk)) {
+            assertThat(left.filter(Files::isRegularFile)).as("files left").isEmpty();
+        }
+    }
+
+    private static void writeTwoMegabytes(LocalFileIO io, String file, boolean putIfAbsent)
+            throws IOException {
         byte[] block = new byte[16 * 1024];
-        try (PositionOutputStream out = io.newOutputFile(file).create(true)) {
+        try (PositionOutputStream out = io.newOutputFile(file).create(putIfAbsent)) {
             for (int i = 0; i < 128; i++) {
                 out.write(block);
             }

@@ -30,6 +30,12 @@ class PublishGuardTest {
         noFooter.wrote("PAR1 rows".getBytes(StandardCharsets.US_ASCII), 0, 9);
         assertThat(noFooter.refusal()).contains("no Parquet footer");
 
+        PublishGuard headerOnly = new PublishGuard("/t/part-4.parquet");
+        headerOnly.wrote("PAR1".getBytes(StandardCharsets.US_ASCII), 0, 4);
+        assertThat(headerOnly.refusal())
+                .as("the header of a writer that failed before its first row group")
+                .contains("no Parquet footer");
+
         PublishGuard failed = whole("/t/part-2.parquet");
         failed.failed();
         assertThat(failed.refusal()).contains("a write to it failed");
@@ -37,11 +43,17 @@ class PublishGuardTest {
         assertThat(whole("/t/part-3.parquet").refusal()).isNull();
     }
 
-    /** A guard over a Parquet file that was written to its end. */
+    /** A guard over a Parquet file that was written to its end: header, data, footer, length. */
     private static PublishGuard whole(String path) {
         PublishGuard guard = new PublishGuard(path);
-        byte[] content = "PAR1 rows footer PAR1".getBytes(StandardCharsets.US_ASCII);
-        guard.wrote(content, 0, content.length);
+        byte[] head = "PAR1 rows footer".getBytes(StandardCharsets.US_ASCII);
+        guard.wrote(head, 0, head.length);
+        guard.wrote(6); // the footer's length, little-endian: "footer"
+        guard.wrote(0);
+        guard.wrote(0);
+        guard.wrote(0);
+        byte[] magic = "PAR1".getBytes(StandardCharsets.US_ASCII);
+        guard.wrote(magic, 0, magic.length);
         return guard;
     }
 }
