@@ -61,7 +61,7 @@ class ParquetCompressionTest {
                 UpsertHarness.open(
                         table.toString(), ORDERS, MergeOptions.DEFAULTS.withCompression(codec))) {
             for (long id = 0; id < 2_000; id++) {
-                Object[] row = {id, "r" + id % 3, id * 7, "note " + id};
+                Object[] row = {id, "r" + id % 3, id * 7, "status-" + id % 4};
                 harness.upsert(row);
                 expected.put(id, row);
             }
@@ -75,6 +75,9 @@ class ParquetCompressionTest {
             assertThat(Rows.sorted(harness.read())).isEqualTo(Rows.sorted(expected.values()));
         }
         assertThat(codecsOfDataFiles(table)).containsExactly(codec.name());
+        assertThat(dictionaryEncodedColumns)
+                .as("the low-cardinality note column is dictionary-encoded")
+                .contains("note");
     }
 
     @Test
@@ -131,8 +134,11 @@ class ParquetCompressionTest {
         }
     }
 
+    /** Columns that had a dictionary page in some file read by {@link #codecsOfDataFiles}. */
+    private final Set<String> dictionaryEncodedColumns = new HashSet<>();
+
     /** The codecs of all column chunks of the table's live-or-not data files. */
-    private static Set<String> codecsOfDataFiles(Path table) throws IOException {
+    private Set<String> codecsOfDataFiles(Path table) throws IOException {
         Set<String> codecs = new HashSet<>();
         List<Path> files = new ArrayList<>();
         try (Stream<Path> walk = Files.walk(table)) {
@@ -151,6 +157,9 @@ class ParquetCompressionTest {
                 for (BlockMetaData block : reader.getFooter().getBlocks()) {
                     for (ColumnChunkMetaData column : block.getColumns()) {
                         codecs.add(column.getCodec().name());
+                        if (column.hasDictionaryPage()) {
+                            dictionaryEncodedColumns.add(column.getPath().toDotString());
+                        }
                     }
                 }
             }

@@ -45,7 +45,13 @@ public final class LargePartitionMerge {
                         .withMaxParallelFiles(2)
                         .withRowGroupSizeBytes(8L << 20)
                         .withReadBatchSize(4096)
-                        .withTargetFileSizeBytes(64L << 20);
+                        .withTargetFileSizeBytes(64L << 20)
+                        // -Dmerge.compression=LZ4_RAW etc. to compare codecs
+                        .withCompression(
+                                io.deltalite.flink.sink.ParquetCompression.valueOf(
+                                        System.getProperty(
+                                                "merge.compression",
+                                                MergeOptions.DEFAULTS.compression().name())));
         try (UpsertHarness harness = UpsertHarness.open(location, TABLE, options)) {
             List<DataFile> files = writeInitialRows(harness.table(), rows);
             long bytes = files.stream().mapToLong(DataFile::sizeBytes).sum();
