@@ -11,6 +11,7 @@ import io.deltalite.flink.internal.merge.CommitOutcome;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.sink.ParquetCompression;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
@@ -238,6 +239,50 @@ class SparkReadsDeltaliteTablesTest {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    @Test
+    void sparkReadsTablesWrittenWithEveryCodecAndOneThatMixesThem() {
+        String mixed = dir.resolve("mixed").toString();
+        TableDefinition definition = orders(Map.of());
+        List<String> mixedRows = null;
+        Map<Long, Object[]> inMixed = new java.util.TreeMap<>();
+        for (ParquetCompression codec : ParquetCompression.values()) {
+            String table = dir.resolve("codec-" + codec).toString();
+            for (String location : List.of(table, mixed)) {
+                try (UpsertHarness deltalite =
+                        UpsertHarness.open(
+                                location,
+                                definition,
+                                MergeOptions.DEFAULTS.withCompression(codec),
+                                "codec-" + codec)) {
+                    boolean isMixed = location.equals(mixed);
+                    ExpectedTable expected =
+                            new ExpectedTable(
+                                    deltalite,
+                                    definition.toSchema(),
+                                    isMixed ? List.copyOf(inMixed.values()) : List.of());
+                    for (long id = codec.ordinal() * 50L; id < codec.ordinal() * 50L + 200; id++) {
+                        Object[] row = {id, "d" + (id % 3), (int) id, codec + "-" + id};
+                        expected.upsert(row);
+                        if (isMixed) {
+                            inMixed.put(id, row);
+                        }
+                    }
+                    expected.commit();
+                    if (!isMixed) {
+                        assertThat(Rows.sorted(SparkRows.readTable(table)))
+                                .as("a table written with %s, read by Spark", codec)
+                                .isEqualTo(expected.rows());
+                    } else {
+                        mixedRows = expected.rows();
+                    }
+                }
+            }
+        }
+        assertThat(Rows.sorted(SparkRows.readTable(mixed)))
+                .as("a table whose files mix every codec")
+                .isEqualTo(mixedRows);
     }
 
     private static UpsertHarness open(String table, TableDefinition definition) {
