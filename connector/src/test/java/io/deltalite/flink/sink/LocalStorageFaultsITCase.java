@@ -9,6 +9,7 @@ import io.deltalite.flink.exceptions.DeltaLiteStorageException;
 import io.deltalite.flink.internal.delta.StorageFaults;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.LocalDisks;
 import io.deltalite.flink.testing.SinkJobs;
 import io.deltalite.flink.testing.s3.CapturedLogs;
 import java.io.IOException;
@@ -16,13 +17,10 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -49,9 +47,8 @@ class LocalStorageFaultsITCase {
     @AfterEach
     void unmount() throws Exception {
         StorageFaults.disarm();
-        if (mounted != null && !run("umount", mounted.toString())) {
-            // never leave a mount behind for the temporary folder's cleanup to trip over
-            run("umount", "-l", mounted.toString());
+        if (mounted != null) {
+            LocalDisks.unmount(mounted);
         }
     }
 
@@ -108,7 +105,9 @@ class LocalStorageFaultsITCase {
             logs = captured.text();
         }
 
-        assertThat(openFilesUnder(disk)).as("files the finished job left open").isEmpty();
+        assertThat(LocalDisks.openFilesUnder(disk))
+                .as("files the finished job left open")
+                .isEmpty();
         assertThat(logs)
                 .contains("No space left on device")
                 .contains(table.toString())
@@ -124,7 +123,8 @@ class LocalStorageFaultsITCase {
         Path disk = dir.resolve("readonly");
         Files.createDirectories(disk);
         Assumptions.assumeTrue(
-                mount(disk, "size=1m") && run("mount", "-o", "remount,ro", disk.toString()),
+                mount(disk, "size=1m")
+                        && LocalDisks.run("mount", "-o", "remount,ro", disk.toString()),
                 "a read-only file system needs a mount, which this machine does not allow");
         String table = disk.resolve("t").toString();
         ChangeScript script = ChangeScript.generate(1, 10, 10, 1, false);
@@ -158,46 +158,13 @@ class LocalStorageFaultsITCase {
                 .contains("write permission");
     }
 
-    /** The files this JVM holds open below {@code folder}. */
-    private static List<String> openFilesUnder(Path folder) throws IOException {
-        List<String> open = new ArrayList<>();
-        Path fds = Path.of("/proc/self/fd");
-        if (!Files.isDirectory(fds)) {
-            return open;
-        }
-        String prefix = folder.toRealPath().toString();
-        try (Stream<Path> links = Files.list(fds)) {
-            for (Path link : (Iterable<Path>) links::iterator) {
-                try {
-                    String target = Files.readSymbolicLink(link).toString();
-                    if (target.startsWith(prefix)) {
-                        open.add(target);
-                    }
-                } catch (IOException closedMeanwhile) {
-                    // the descriptor closed while listing
-                }
-            }
-        }
-        return open;
-    }
-
     /** Mounts a tmpfs at {@code where}, if this machine allows it. */
     private boolean mount(Path where, String options) throws Exception {
-        if (run("mount", "-t", "tmpfs", "-o", options, "tmpfs", where.toString())) {
+        if (LocalDisks.mount(where, options)) {
             mounted = where;
             return true;
         }
         return false;
-    }
-
-    private static boolean run(String... command) throws Exception {
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            process.getInputStream().readAllBytes();
-            return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /** Writes {@code file} until the file system is full. */

@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delta.kernel.defaults.engine.fileio.PositionOutputStream;
 import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
+import io.deltalite.flink.testing.LocalDisks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterEach;
@@ -36,15 +34,13 @@ class LocalDiskFullTest {
         disk = dir.resolve("disk");
         Files.createDirectories(disk);
         Assumptions.assumeTrue(
-                run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", disk.toString()),
+                LocalDisks.mount(disk, "size=1m"),
                 "a size-limited file system needs a mount, which this machine does not allow");
     }
 
     @AfterEach
     void unmount() throws Exception {
-        if (!run("umount", disk.toString())) {
-            run("umount", "-l", disk.toString());
-        }
+        LocalDisks.unmount(disk);
     }
 
     @ParameterizedTest(name = "putIfAbsent={0}")
@@ -56,7 +52,7 @@ class LocalDiskFullTest {
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining(file)
                 .hasMessageContaining("No space left on device");
-        assertThat(openFilesUnder(disk)).isEmpty();
+        assertThat(LocalDisks.openFilesUnder(disk)).isEmpty();
         try (Stream<Path> left = Files.walk(disk)) {
             assertThat(left.filter(Files::isRegularFile)).as("files left").isEmpty();
         }
@@ -67,7 +63,7 @@ class LocalDiskFullTest {
         LocalFileIO io = new LocalFileIO(new HadoopFileIO(new Configuration()));
         String file = disk.resolve("t/_delta_log/00000000000000000001.json").toString();
         assertThatThrownBy(() -> writeTwoMegabytes(io, file, true)).isInstanceOf(IOException.class);
-        assertThat(openFilesUnder(disk)).isEmpty();
+        assertThat(LocalDisks.openFilesUnder(disk)).isEmpty();
         try (Stream<Path> left = Files.walk(disk)) {
             assertThat(left.filter(Files::isRegularFile)).as("files left").isEmpty();
         }
@@ -84,9 +80,9 @@ class LocalDiskFullTest {
         try (TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
             PositionOutputStream out = io.newOutputFile(file).create(true);
             out.write(new byte[100_000]);
-            assertThat(openFilesUnder(disk)).hasSize(1);
+            assertThat(LocalDisks.openFilesUnder(disk)).hasSize(1);
         }
-        assertThat(openFilesUnder(disk)).isEmpty();
+        assertThat(LocalDisks.openFilesUnder(disk)).isEmpty();
         try (Stream<Path> left = Files.walk(disk)) {
             assertThat(left.filter(Files::isRegularFile)).as("files left").isEmpty();
         }
@@ -98,7 +94,7 @@ class LocalDiskFullTest {
         String file = disk.resolve("t/_deltalite/journal/app/7.files").toString();
         assertThatThrownBy(() -> writeTwoMegabytes(io, file, false))
                 .isInstanceOf(IOException.class);
-        assertThat(openFilesUnder(disk)).isEmpty();
+        assertThat(LocalDisks.openFilesUnder(disk)).isEmpty();
         try (Stream<Path> left = Files.walk(disk)) {
             assertThat(left.filter(Files::isRegularFile)).as("files left").isEmpty();
         }
@@ -111,39 +107,6 @@ class LocalDiskFullTest {
             for (int i = 0; i < 128; i++) {
                 out.write(block);
             }
-        }
-    }
-
-    /** The files this JVM holds open below {@code folder}. */
-    static List<String> openFilesUnder(Path folder) throws IOException {
-        List<String> open = new ArrayList<>();
-        Path fds = Path.of("/proc/self/fd");
-        if (!Files.isDirectory(fds)) {
-            return open;
-        }
-        String prefix = folder.toRealPath().toString();
-        try (Stream<Path> links = Files.list(fds)) {
-            for (Path link : (Iterable<Path>) links::iterator) {
-                try {
-                    String target = Files.readSymbolicLink(link).toString();
-                    if (target.startsWith(prefix)) {
-                        open.add(target);
-                    }
-                } catch (IOException closedMeanwhile) {
-                    // the descriptor closed while listing
-                }
-            }
-        }
-        return open;
-    }
-
-    static boolean run(String... command) throws Exception {
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            process.getInputStream().readAllBytes();
-            return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
         }
     }
 }
