@@ -114,11 +114,14 @@ class DeltaLiteCompactionTest {
             Thread compaction =
                     new Thread(() -> pass.set(DeltaLiteCompaction.forTable(dir.toString()).run()));
             compaction.start();
-            // The sink adds files to both partitions and updates compacted rows meanwhile.
+            // The sink adds files to both partitions and updates its own new rows meanwhile: every
+            // commit changes both partitions, none touches a file the pass reads (a change to one
+            // rightly drops the pass's bin; CompactionTest covers that).
             long next = 1000;
             while (compaction.isAlive()) {
                 Object[] insert = {next, "2026-11-0" + (1 + next % 2), "new"};
-                Object[] update = {next % 300, "2026-11-0" + (1 + next % 300 % 2), "updated"};
+                long updated = 1000 + (next - 1000) / 2;
+                Object[] update = {updated, "2026-11-0" + (1 + updated % 2), "updated"};
                 harness.upsert(insert);
                 harness.upsert(update);
                 model.put((Long) insert[0], insert);

@@ -21,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>no write to the stream failed;
  *   <li>the content's source did not stop with an error ({@link #abandon}, called by {@link
  *       GuardedParquetHandler} when the iterator it hands Kernel's writer throws);
- *   <li>a Parquet file ends with the Parquet magic {@code PAR1} (its footer was written).
+ *   <li>a Parquet file of the log ends with its footer: the footer's length and the magic {@code
+ *       PAR1}.
  * </ul>
  */
 final class PublishGuard {
@@ -41,7 +42,9 @@ final class PublishGuard {
 
     PublishGuard(String path) {
         this.path = path;
-        this.parquet = path.endsWith(".parquet");
+        // A data file whose writer failed never reaches a commit: the failure reaches the caller,
+        // which deletes what it wrote. A log checkpoint is found by its name alone.
+        this.parquet = path.endsWith(".parquet") && path.contains("/_delta_log/");
     }
 
     /** The source of {@code path}'s content failed: whatever was written must not be published. */
@@ -111,7 +114,11 @@ final class PublishGuard {
             return "the content it was written from could not be read to its end";
         }
         if (parquet && !endsWithFooter()) {
-            return "it has no Parquet footer (its writer failed)";
+            return "it has no Parquet footer (its writer failed; "
+                    + written
+                    + " bytes, ending "
+                    + java.util.HexFormat.of().formatHex(tail)
+                    + ")";
         }
         return null;
     }

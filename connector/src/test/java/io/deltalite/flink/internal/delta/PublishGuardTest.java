@@ -26,11 +26,13 @@ class PublishGuardTest {
 
     @Test
     void aParquetFileWithoutItsFooterOrWithAFailedWriteIsRefused() {
-        PublishGuard noFooter = new PublishGuard("/t/part-1.parquet");
+        PublishGuard noFooter =
+                new PublishGuard("/t/_delta_log/00000000000000000001.checkpoint.parquet");
         noFooter.wrote("PAR1 rows".getBytes(StandardCharsets.US_ASCII), 0, 9);
         assertThat(noFooter.refusal()).contains("no Parquet footer");
 
-        PublishGuard headerOnly = new PublishGuard("/t/part-4.parquet");
+        PublishGuard headerOnly =
+                new PublishGuard("/t/_delta_log/00000000000000000004.checkpoint.parquet");
         headerOnly.wrote("PAR1".getBytes(StandardCharsets.US_ASCII), 0, 4);
         assertThat(headerOnly.refusal())
                 .as("the header of a writer that failed before its first row group")
