@@ -3,8 +3,10 @@ package io.deltalite.flink.sink;
 import org.apache.flink.annotation.PublicEvolving;
 
 /**
- * The codec of the column chunks of the Parquet files the sink writes. Every codec here is read by
- * Spark, Trino, delta-rs and Delta Kernel.
+ * The codec of the column chunks of the Parquet files the sink writes — data files and the Delta
+ * log's checkpoints. zstd, snappy and gzip are read by every current Delta reader (Spark 3.2 and
+ * later, Trino, delta-rs, Delta Kernel); lz4_raw needs a Parquet 1.13 reader (Spark 3.5 and later):
+ * a table with it cannot be read at all by older ones, since its log checkpoints use it too.
  *
  * <ul>
  *   <li>{@link #ZSTD} (the default): the smallest files at about the write and read speed of {@link
