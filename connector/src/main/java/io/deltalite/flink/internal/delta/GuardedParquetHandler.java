@@ -14,9 +14,19 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Kernel's Parquet handler, except that a file written atomically (a log checkpoint) whose content
- * cannot be read to its end is marked for {@link PublishGuard}, which then keeps it from being
- * published.
+ * Kernel's Parquet handler, with two differences:
+ *
+ * <ul>
+ *   <li>a file written atomically (a log checkpoint) whose content cannot be read to its end is
+ *       marked for {@link PublishGuard}, which then keeps it from being published;
+ *   <li>every read and write runs with deltalite's class loader as the thread's context loader.
+ *       Parquet builds a Hadoop configuration per reader and writer, which captures the context
+ *       loader, and caches the compression codecs it creates — with that configuration — in a
+ *       static map. Under a Flink task the context loader is the job's user-code loader, which
+ *       Flink closes when the job ends; where the connector outlives a job (its jar in Flink's
+ *       {@code lib/}, a mini cluster) every later zstd write would fail with "Trying to access
+ *       closed classloader".
+ * </ul>
  */
 final class GuardedParquetHandler implements ParquetHandler {
     private final ParquetHandler delegate;
@@ -29,7 +39,9 @@ final class GuardedParquetHandler implements ParquetHandler {
     public CloseableIterator<FileReadResult> readParquetFiles(
             CloseableIterator<FileStatus> files, StructType schema, Optional<Predicate> predicate)
             throws IOException {
-        return delegate.readParquetFiles(files, schema, predicate);
+        return new InConnectorLoader<>(
+                ConnectorClassLoader.call(
+                        () -> delegate.readParquetFiles(files, schema, predicate)));
     }
 
     @Override
@@ -38,16 +50,43 @@ final class GuardedParquetHandler implements ParquetHandler {
             CloseableIterator<FilteredColumnarBatch> data,
             List<Column> statsColumns)
             throws IOException {
-        return delegate.writeParquetFiles(directory, data, statsColumns);
+        return new InConnectorLoader<>(
+                ConnectorClassLoader.call(
+                        () -> delegate.writeParquetFiles(directory, data, statsColumns)));
     }
 
     @Override
     public void writeParquetFileAtomically(
             String path, CloseableIterator<FilteredColumnarBatch> data) throws IOException {
         try {
-            delegate.writeParquetFileAtomically(path, new Guarded(path, data));
+            ConnectorClassLoader.run(
+                    () -> delegate.writeParquetFileAtomically(path, new Guarded(path, data)));
         } finally {
             PublishGuard.forget(path);
+        }
+    }
+
+    /** An iterator whose every step runs in deltalite's class loader (Parquet works lazily). */
+    private static final class InConnectorLoader<T> implements CloseableIterator<T> {
+        private final CloseableIterator<T> inner;
+
+        InConnectorLoader(CloseableIterator<T> inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return ConnectorClassLoader.call(inner::hasNext);
+        }
+
+        @Override
+        public T next() {
+            return ConnectorClassLoader.call(inner::next);
+        }
+
+        @Override
+        public void close() throws IOException {
+            ConnectorClassLoader.run(inner::close);
         }
     }
 
