@@ -14,12 +14,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The memory of a merge does not grow with the partition: a JVM with a 128 MiB heap merges a
+ * The memory of a merge does not grow with the partition: a JVM with a 160 MiB heap merges a
  * partition of about 500 MiB of incompressible data, rewriting every file of it (see {@link
  * LargePartitionMerge}, which runs in that JVM).
  */
 class MergeMemoryBoundTest {
-    private static final String HEAP = "128m";
+    /**
+     * 128 MiB sufficed for uncompressed files; with zstd (the default) the codec's buffers and its
+     * JNI critical regions made runs at 128 MiB fail now and then on a loaded machine
+     * (BENCHMARKS.md §9), so the bound is 160 MiB — still a third of the partition.
+     */
+    private static final String HEAP = "160m";
+
     private static final long ROWS = 500_000;
     private static final int UPSERTS = 5_000;
 
