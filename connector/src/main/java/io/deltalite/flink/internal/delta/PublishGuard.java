@@ -67,10 +67,15 @@ final class PublishGuard {
     }
 
     void wrote(int b) {
-        shift((byte) b);
+        if (parquet) {
+            shift((byte) b);
+        }
     }
 
     void wrote(byte[] b, int off, int len) {
+        if (!parquet) {
+            return;
+        }
         for (int i = Math.max(off, off + len - tail.length); i < off + len; i++) {
             shift(b[i]);
         }

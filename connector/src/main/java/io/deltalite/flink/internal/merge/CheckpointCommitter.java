@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.merge;
 
 import io.deltalite.flink.exceptions.DeltaLiteCommitConflictException;
 import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.exceptions.DeltaLiteStorageException;
 import io.deltalite.flink.sink.UpsertStats;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -487,7 +488,7 @@ public final class CheckpointCommitter {
             List<String> touched = new ArrayList<>();
             partitions.forEach(p -> touched.add(p.describe(table.schema().partitionColumns())));
             if (lastFailureWasStorage) {
-                return new io.deltalite.flink.exceptions.DeltaLiteStorageException(
+                return new DeltaLiteStorageException(
                         "Checkpoint "
                                 + checkpointId
                                 + " could not be committed to table "

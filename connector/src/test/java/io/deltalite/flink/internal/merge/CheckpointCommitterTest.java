@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.delta.ForeignWriter;
 import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.ValueType.Kind;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
@@ -21,11 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 class CheckpointCommitterTest {
     private static final TableDefinition ITEMS =
             new TableDefinition(
-                    List.of(
-                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
-                    List.of("id"),
-                    List.of(),
+                    TestDefinitions.ITEMS.columns(),
+                    TestDefinitions.ITEMS.primaryKey(),
+                    TestDefinitions.ITEMS.partitionColumns(),
                     Map.of("delta.checkpointInterval", "3"));
 
     @TempDir Path dir;
