@@ -3,9 +3,13 @@ package io.deltalite.flink.exceptions;
 import org.apache.flink.annotation.PublicEvolving;
 
 /**
- * The table's storage cannot be used as configured, and retrying will not help: the endpoint cannot
- * be reached, the credentials are refused, the bucket does not exist. The message names the table,
- * the setting, what the store answered and what to change; it never holds a secret.
+ * The table's storage refused or failed an operation. When the sink is built or a SQL table opened,
+ * it means the storage cannot be used as configured and retrying will not help (the endpoint cannot
+ * be reached, the credentials are refused, the bucket does not exist). While a job runs it fails a
+ * checkpoint (a full disk, a log write the store refused): nothing of the checkpoint is committed
+ * and the job commits it after its restart, once the storage works again. The message names the
+ * table, the setting or operation, what the store answered and what to do; it never holds a
+ * secret.
  */
 @PublicEvolving
 public class DeltaLiteStorageException extends DeltaLiteException {
