@@ -8,8 +8,7 @@ import org.apache.flink.annotation.PublicEvolving;
  * be reached, the credentials are refused, the bucket does not exist). While a job runs it fails a
  * checkpoint (a full disk, a log write the store refused): nothing of the checkpoint is committed
  * and the job commits it after its restart, once the storage works again. The message names the
- * table, the setting or operation, what the store answered and what to do; it never holds a
- * secret.
+ * table, the setting or operation, what the store answered and what to do; it never holds a secret.
  */
 @PublicEvolving
 public class DeltaLiteStorageException extends DeltaLiteException {

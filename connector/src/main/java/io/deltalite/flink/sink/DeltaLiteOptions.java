@@ -127,6 +127,17 @@ public final class DeltaLiteOptions {
                                     + " table has delta.enableDeletionVectors = true, which a"
                                     + " table the sink creates gets).");
 
+    public static final ConfigOption<String> DISTRIBUTION =
+            ConfigOptions.key("distribution")
+                    .stringType()
+                    .defaultValue(Distribution.PARTITION.toString())
+                    .withDescription(
+                            "How changes are spread over the writer subtasks: partition (one"
+                                    + " writer owns each partition) or key (by a hash of the"
+                                    + " primary key, so that every writer shares each partition,"
+                                    + " also a single hot one; meant for deletion-vector tables)."
+                                    + " See Distribution.");
+
     public static final ConfigOption<Double> DV_REWRITE_THRESHOLD =
             ConfigOptions.key("dv.rewrite-threshold")
                     .doubleType()

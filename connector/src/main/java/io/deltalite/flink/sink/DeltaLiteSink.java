@@ -116,7 +116,7 @@ public final class DeltaLiteSink
                             + " stream: DeltaLiteSink.forTable(...)...build() for each sinkTo().");
         }
         inputId = input.getId();
-        return SinkTopology.keyByPartition(config, input);
+        return SinkTopology.distribute(config, input);
     }
 
     @Override

@@ -111,6 +111,12 @@ public final class DeltaLiteConnectorOptions {
                     .defaultValue(DeltaLiteOptions.PRUNE_STRATEGY.defaultValue())
                     .withDescription(DeltaLiteOptions.PRUNE_STRATEGY.description());
 
+    public static final ConfigOption<String> SINK_DISTRIBUTION =
+            ConfigOptions.key("sink." + DeltaLiteOptions.DISTRIBUTION.key())
+                    .stringType()
+                    .defaultValue(DeltaLiteOptions.DISTRIBUTION.defaultValue())
+                    .withDescription(DeltaLiteOptions.DISTRIBUTION.description());
+
     public static final ConfigOption<String> SINK_WRITE_MODE =
             ConfigOptions.key("sink." + DeltaLiteOptions.WRITE_MODE.key())
                     .stringType()

@@ -54,6 +54,7 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_READ_BATCH_SIZE,
                 DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
                 DeltaLiteConnectorOptions.SINK_WRITE_MODE,
+                DeltaLiteConnectorOptions.SINK_DISTRIBUTION,
                 DeltaLiteConnectorOptions.SINK_DV_REWRITE_THRESHOLD,
                 DeltaLiteConnectorOptions.SINK_COMPACTION_ENABLED,
                 DeltaLiteConnectorOptions.SINK_COMPACTION_SMALL_FILE_SIZE,
@@ -134,6 +135,11 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_WRITE_MODE,
                 DeltaLiteOptions.WRITE_MODE);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_DISTRIBUTION,
+                DeltaLiteOptions.DISTRIBUTION);
         copy(
                 options,
                 builder,

@@ -200,7 +200,10 @@ final class KernelFileStore implements DataFileStore {
     }
 
     @Override
-    public List<DataFile> write(PartitionValues partition, BatchStream batches) {
+    public List<DataFile> write(
+            PartitionValues partition,
+            BatchStream batches,
+            io.deltalite.flink.internal.merge.KeyGroups keys) {
         List<DataFile> written = new ArrayList<>();
         try (batches;
                 TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
@@ -213,7 +216,9 @@ final class KernelFileStore implements DataFileStore {
                 CloseableIterator<DataFileStatus> statuses =
                         engine.getParquetHandler()
                                 .writeParquetFiles(
-                                        targetDirectory(context),
+                                        keys == null
+                                                ? targetDirectory(context)
+                                                : targetDirectory(context) + "/" + keys.folder(),
                                         KernelIterators.of(new LiveBatches(batches)),
                                         new ArrayList<>(statistics));
                 try (statuses) {

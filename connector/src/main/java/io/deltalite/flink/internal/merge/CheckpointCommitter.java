@@ -93,7 +93,7 @@ public final class CheckpointCommitter {
     }
 
     public CommitOutcome commit(CheckpointResults checkpoint) {
-        Map<PartitionValues, PartitionWriteResult> current = byPartition(checkpoint);
+        Map<PartitionValues, List<PartitionWriteResult>> current = byPartition(checkpoint);
         if (current.isEmpty()) {
             if (closesOwnLineage(checkpoint)) {
                 closeLineage(checkpoint);
@@ -131,24 +131,15 @@ public final class CheckpointCommitter {
                 && (ownAppId == null || ownAppId.equals(checkpoint.appId()));
     }
 
-    /** The results by partition: each partition has one owner, so one result per checkpoint. */
-    private static Map<PartitionValues, PartitionWriteResult> byPartition(
+    /**
+     * The results by partition: one per partition when the sink is distributed by partition, one
+     * per writer that changed it when by key ({@link SharedPartitionResults} combines those).
+     */
+    private static Map<PartitionValues, List<PartitionWriteResult>> byPartition(
             CheckpointResults checkpoint) {
-        Map<PartitionValues, PartitionWriteResult> current = new LinkedHashMap<>();
+        Map<PartitionValues, List<PartitionWriteResult>> current = new LinkedHashMap<>();
         for (PartitionWriteResult result : checkpoint.results()) {
-            current.merge(
-                    result.partition(),
-                    result,
-                    (first, later) -> {
-                        throw new IllegalArgumentException(
-                                "two results for partition "
-                                        + first.partition()
-                                        + " in checkpoint "
-                                        + checkpoint.checkpointId()
-                                        + " of "
-                                        + checkpoint.appId()
-                                        + "; each partition has one owner");
-                    });
+            current.computeIfAbsent(result.partition(), partition -> new ArrayList<>()).add(result);
         }
         return current;
     }
@@ -183,8 +174,10 @@ public final class CheckpointCommitter {
                             List.of());
         }
 
-        CommitOutcome run(Map<PartitionValues, PartitionWriteResult> current) {
+        CommitOutcome run(Map<PartitionValues, List<PartitionWriteResult>> byPartition) {
             Set<PartitionValues> remergedPartitions = new HashSet<>();
+            // Partitions merged again here: from then on, their result is the redone one.
+            Map<PartitionValues, PartitionWriteResult> redone = new HashMap<>();
             for (int attempt = 1; attempt <= commitRetries + 1; attempt++) {
                 TableSnapshot snapshot = table.latestSnapshot();
                 FileReclaimer.Landing landing =
@@ -195,13 +188,20 @@ public final class CheckpointCommitter {
                 // Not committed at this version: a valid (and closer) start for later lookups.
                 notCommittedAt = snapshot.version();
                 if (attempt == 1 && isRestored()) {
-                    requireFilesExist(current.values());
+                    byPartition.values().forEach(this::requireFilesExist);
                 }
+                Map<PartitionValues, PartitionWriteResult> current;
                 try {
                     Map<PartitionValues, List<DataFile>> live =
-                            snapshot.liveFiles(current.keySet());
+                            snapshot.liveFiles(byPartition.keySet());
+                    // Only once the log shows the checkpoint is not in it: a committed one's
+                    // writers may have deleted the vector files a union reads.
+                    current = combine(snapshot, byPartition, live, redone);
                     dropStaleCompactions(snapshot, live, current);
                     remergeChanged(snapshot, live, current, remergedPartitions);
+                    for (PartitionValues partition : remergedPartitions) {
+                        redone.put(partition, current.get(partition));
+                    }
                 } catch (RuntimeException e) {
                     // A file it reads may be gone because another job committed this very
                     // checkpoint (a job started from its savepoint) and cleaned up: look again.
@@ -268,7 +268,69 @@ public final class CheckpointCommitter {
             if (landing.isResolved()) {
                 return landed(last, landing, commitRetries + 1, remergedPartitions.size());
             }
-            throw failure(current.keySet());
+            throw failure(byPartition.keySet());
+        }
+
+        /**
+         * One result per partition, for this attempt: the redone one where this committer merged
+         * the partition again; else the writers' results combined on the live files ({@link
+         * SharedPartitionResults}), whose union vector files are noted at once.
+         */
+        private Map<PartitionValues, PartitionWriteResult> combine(
+                TableSnapshot snapshot,
+                Map<PartitionValues, List<PartitionWriteResult>> byPartition,
+                Map<PartitionValues, List<DataFile>> live,
+                Map<PartitionValues, PartitionWriteResult> redone) {
+            Map<PartitionValues, PartitionWriteResult> combined = new LinkedHashMap<>();
+            for (Map.Entry<PartitionValues, List<PartitionWriteResult>> entry :
+                    byPartition.entrySet()) {
+                PartitionWriteResult again = redone.get(entry.getKey());
+                if (again != null) {
+                    combined.put(entry.getKey(), again);
+                    continue;
+                }
+                SharedPartitionResults.Combined shared =
+                        SharedPartitionResults.combine(
+                                entry.getValue(),
+                                live.getOrDefault(entry.getKey(), List.of()),
+                                baseVersion -> onlyOwnCommitsSince(snapshot, baseVersion),
+                                table.files(),
+                                table.files()::newDeletionVectorSink);
+                if (shared.vectorFile() != null) {
+                    writtenHere.put(shared.vectorFile(), DataFile.atPath(shared.vectorFile()));
+                    recorded = false;
+                    noteWrittenFiles();
+                }
+                combined.put(entry.getKey(), shared.result());
+            }
+            return combined;
+        }
+
+        /**
+         * Whether every version after {@code baseVersion} commits a checkpoint of this job's
+         * lineage that this job attempt prepared (after the checkpoint it restored): the writers
+         * that prepared them owned other keys than any writer of this attempt.
+         */
+        private boolean onlyOwnCommitsSince(TableSnapshot snapshot, long baseVersion) {
+            if (baseVersion >= snapshot.version()) {
+                return true;
+            }
+            if (ownAppId == null || !ownAppId.equals(appId)) {
+                return false;
+            }
+            java.util.Optional<List<CommitRecord>> commits = snapshot.commitsAfter(baseVersion);
+            if (commits.isEmpty()) {
+                return false;
+            }
+            for (CommitRecord commit : commits.get()) {
+                java.util.OptionalLong checkpoint = commit.transaction(appId);
+                if (commit.version() > baseVersion
+                        && (checkpoint.isEmpty()
+                                || checkpoint.getAsLong() <= restoredCheckpointId)) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /** Drops each compaction that read a file which is no longer live as it read it. */

@@ -19,7 +19,16 @@ public interface DataFileStore {
      * new file at the target file size, with statistics. The files are not part of the table until
      * a commit adds them. If writing fails, the files written so far are deleted.
      */
-    List<DataFile> write(PartitionValues partition, BatchStream batches);
+    default List<DataFile> write(PartitionValues partition, BatchStream batches) {
+        return write(partition, batches, null);
+    }
+
+    /**
+     * As {@link #write(PartitionValues, BatchStream)}, into the folder of {@code keys} in the
+     * partition: for rows whose keys are all in that range (see {@link KeyGroups}); null writes
+     * into the partition's own folder.
+     */
+    List<DataFile> write(PartitionValues partition, BatchStream batches, KeyGroups keys);
 
     /** Deletes a data file that was written but will never be committed. Best effort. */
     void deleteUncommitted(DataFile file);

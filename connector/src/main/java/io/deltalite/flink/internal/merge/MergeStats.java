@@ -65,4 +65,29 @@ final class MergeStats {
                 liveFiles,
                 smallFiles);
     }
+
+    /** {@code s}, a sum over several writers' results, as the stats of one partition. */
+    static UpsertStats asOnePartition(UpsertStats s, long liveFiles, long smallFiles) {
+        UpsertStats counted = withFileCounts(s, liveFiles, smallFiles);
+        return new UpsertStats(
+                counted.version(),
+                Math.min(1, counted.partitionsTouched()),
+                counted.filesAdded(),
+                counted.filesRemoved(),
+                counted.filesCarriedOver(),
+                counted.filesProbed(),
+                counted.rowsInserted(),
+                counted.rowsUpdated(),
+                counted.rowsDeleted(),
+                counted.rowsCopied(),
+                counted.sourceRows(),
+                counted.nullKeyRows(),
+                counted.bytesWritten(),
+                counted.deletionVectorsWritten(),
+                counted.deletionVectorBytes(),
+                counted.filesCompacted(),
+                counted.bytesCompacted(),
+                liveFiles,
+                smallFiles);
+    }
 }

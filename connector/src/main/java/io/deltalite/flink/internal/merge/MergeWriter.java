@@ -45,6 +45,7 @@ public final class MergeWriter implements AutoCloseable {
     private final ParallelFileWork partitions;
     private final int subtask;
     private final WriterJournal journal;
+    private final WriterShare share;
 
     /** Checkpoints prepared (or restored) and not yet seen committed. */
     private final PendingCheckpoints pending;
@@ -75,12 +76,38 @@ public final class MergeWriter implements AutoCloseable {
             int parallelism,
             int maxParallelPartitions,
             ExecutorService fileExecutor) {
+        this(
+                table,
+                options,
+                appId,
+                subtask,
+                parallelism,
+                maxParallelPartitions,
+                fileExecutor,
+                WriterShare.WHOLE_PARTITIONS);
+    }
+
+    /**
+     * @param subtask the writer's index among the sink's writers, which names its journal entries
+     * @param parallelism the number of writer subtasks
+     * @param share the part of each partition's changes this writer gets
+     */
+    public MergeWriter(
+            MergeTable table,
+            MergeOptions options,
+            String appId,
+            int subtask,
+            int parallelism,
+            int maxParallelPartitions,
+            ExecutorService fileExecutor,
+            WriterShare share) {
+        this.share = share;
         this.subtask = subtask;
         this.journal = new WriterJournal(table, appId, subtask, parallelism);
         this.table = table;
         this.options = options;
         this.appId = appId;
-        this.merger = new PartitionMerger(table, options, fileExecutor);
+        this.merger = new PartitionMerger(table, options, fileExecutor, share);
         this.compactor = new PartitionCompactor(table, options);
         this.pending = new PendingCheckpoints(table, appId);
         this.buffer = new ChangeBuffer(table, options.nullKeyPolicy(), options.maxBufferedBytes());
@@ -335,7 +362,8 @@ public final class MergeWriter implements AutoCloseable {
             touched.addAll(merged.touchedPaths());
             List<DataFile> candidates = new ArrayList<>();
             for (DataFile file : committed) {
-                if (!touched.contains(file.path())) {
+                if (!touched.contains(file.path())
+                        && share.accessTo(file) == WriterShare.Access.OWN) {
                     candidates.add(file);
                 }
             }

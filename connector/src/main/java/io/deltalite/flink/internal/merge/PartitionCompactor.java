@@ -129,7 +129,8 @@ public final class PartitionCompactor {
                                         schema.isAppendOnly()
                                                 ? null
                                                 : KeyOrder.keys(schema.matchKeyTypes()),
-                                        options.readBatchSize()));
+                                        options.readBatchSize()),
+                                KeyGroups.covering(bin));
                 done = done.plus(new Compaction(bin, outputs, bytes));
             } catch (RuntimeException e) {
                 if (isInterruption(e)) {

@@ -42,15 +42,31 @@ public final class PartitionMerger {
     private final ParallelFileWork parallel;
     private final KeyProbe probe;
     private final DeletionVectorMarker marker;
+    private final DeletionVectorMarker sharedMarker;
     private final Comparator<RowKey> keyOrder;
     private final int[] keyIndexes;
     private final PartitionCompactor sizes;
+    private final WriterShare share;
 
     /**
+     * A merger of whole partitions (a writer that owns its partitions, or the committer).
+     *
      * @param fileExecutor runs the per-file work (probes and rewrite lanes); its size bounds the
      *     files open at once across all merges sharing it; null runs everything on the caller
      */
     public PartitionMerger(MergeTable table, MergeOptions options, ExecutorService fileExecutor) {
+        this(table, options, fileExecutor, WriterShare.WHOLE_PARTITIONS);
+    }
+
+    /**
+     * @param share the part of each partition's changes this merger's writer handles
+     */
+    public PartitionMerger(
+            MergeTable table,
+            MergeOptions options,
+            ExecutorService fileExecutor,
+            WriterShare share) {
+        this.share = share;
         this.schema = table.schema();
         this.options = options;
         this.store = table.files();
@@ -58,6 +74,7 @@ public final class PartitionMerger {
         this.probe = new KeyProbe(store, parallel);
         this.marker =
                 new DeletionVectorMarker(store, parallel, options.deletionVectorRewriteThreshold());
+        this.sharedMarker = new DeletionVectorMarker(store, parallel, 1.0);
         this.keyOrder = KeyOrder.keys(schema.matchKeyTypes());
         this.keyIndexes = schema.matchKeyIndexes();
         this.sizes = new PartitionCompactor(table, options);
@@ -154,10 +171,11 @@ public final class PartitionMerger {
                         bytes(upserts) + bytes(rewrite.survivorOutput) + rewrite.vectorBytes,
                         rewrite.vectorOutput.size(),
                         rewrite.vectorBytes);
+        String base = LiveSetFingerprint.of(baseFiles);
         return new PartitionWriteResult(
                 partition,
                 baseVersion,
-                LiveSetFingerprint.of(baseFiles),
+                share.sharesPartitions() ? SharedPartitionResults.sharedFingerprint(base) : base,
                 rewrite.removed,
                 upserts,
                 rewrite.survivorOutput,
@@ -347,7 +365,8 @@ public final class PartitionMerger {
         } else {
             sorted.addAll(rows);
         }
-        return store.write(partition, new NewRowStream(store, sorted, options.readBatchSize()));
+        return store.write(
+                partition, new NewRowStream(store, sorted, options.readBatchSize()), share.keys());
     }
 
     private Rewrite rewrite(
@@ -369,24 +388,35 @@ public final class PartitionMerger {
         if (vectors != null) {
             // Committed files are marked; reading their keys for the positions is their probe.
             // Small files are rewritten instead when compaction is on: it would rewrite them
-            // anyway, and a file marked in a commit cannot be compacted in the same one.
+            // anyway, and a file marked in a commit cannot be compacted in the same one. Not by a
+            // writer sharing the partition: another may mark the same file in this checkpoint,
+            // and only marks compose.
+            boolean rewriteSmall = options.compaction().enabled();
             List<DataFile> committed = new ArrayList<>();
+            List<DataFile> shared = new ArrayList<>();
             List<DataFile> own = new ArrayList<>();
             for (DataFile file : candidates) {
+                boolean mine = share.accessTo(file) == WriterShare.Access.OWN;
                 (ownPaths.contains(file.path())
                                         || freshPaths.contains(file.path())
-                                        || (options.compaction().enabled() && sizes.isSmall(file))
+                                        || (mine && rewriteSmall && sizes.isSmall(file))
                                 ? own
-                                : committed)
+                                : mine ? committed : shared)
                         .add(file);
             }
-            DeletionVectorMarker.Marking marking = marker.mark(committed, matcher, vectors);
-            rewrite.probed += committed.size();
-            rewrite.removed.addAll(marking.removed());
-            rewrite.vectorOutput.addAll(marking.vectorFiles());
-            rewrite.foundKeys.addAll(marking.foundKeys());
-            rewrite.vectorBytes = marking.vectorBytes();
-            toRewrite.addAll(marking.toRewrite());
+            // Files other writers may change too are marked even when mostly deleted: only
+            // marks compose with theirs.
+            for (DeletionVectorMarker.Marking marking :
+                    List.of(
+                            marker.mark(committed, matcher, vectors),
+                            sharedMarker.mark(shared, matcher, vectors))) {
+                rewrite.removed.addAll(marking.removed());
+                rewrite.vectorOutput.addAll(marking.vectorFiles());
+                rewrite.foundKeys.addAll(marking.foundKeys());
+                rewrite.vectorBytes += marking.vectorBytes();
+                toRewrite.addAll(marking.toRewrite());
+            }
+            rewrite.probed += committed.size() + shared.size();
             toRewrite.addAll(probe(own, keys, matcher, rewrite));
         } else {
             toRewrite.addAll(probe(candidates, keys, matcher, rewrite));
@@ -434,14 +464,23 @@ public final class PartitionMerger {
         return rewrite;
     }
 
-    /** The files whose key statistics do not rule out every changed key. */
+    /**
+     * The files that may hold a changed key: not of another writer's keys, and their key statistics
+     * do not rule out every changed key.
+     */
     private List<DataFile> candidates(List<DataFile> liveFiles, Set<RowKey> keys) {
+        List<DataFile> mayHoldOurKeys = new ArrayList<>(liveFiles.size());
+        for (DataFile file : liveFiles) {
+            if (share.accessTo(file) != WriterShare.Access.FOREIGN) {
+                mayHoldOurKeys.add(file);
+            }
+        }
         if (options.pruneStrategy() == PruneStrategy.NONE) {
-            return liveFiles;
+            return mayHoldOurKeys;
         }
         StatisticsPruner pruner = new StatisticsPruner(schema.matchKeyTypes(), keys);
         List<DataFile> candidates = new ArrayList<>();
-        for (DataFile file : liveFiles) {
+        for (DataFile file : mayHoldOurKeys) {
             if (pruner.mayContainAny(file)) {
                 candidates.add(file);
             }
@@ -484,7 +523,11 @@ public final class PartitionMerger {
             KeyMatcher keys,
             Set<RowKey> found,
             LongAdder copied) {
-        return store.write(partition, new SurvivorStream(store, files, keys, found, copied));
+        // The survivors' keys are those of the files they come from.
+        return store.write(
+                partition,
+                new SurvivorStream(store, files, keys, found, copied),
+                KeyGroups.covering(files));
     }
 
     /** Splits files into at most {@code lanes} groups of similar total size. */

@@ -5,6 +5,7 @@ import io.deltalite.flink.internal.merge.InputProjection;
 import io.deltalite.flink.internal.merge.MergeWriter;
 import io.deltalite.flink.internal.merge.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.PendingCheckpoint;
+import io.deltalite.flink.internal.merge.WriterShare;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * buffers it (merging partitions early if the buffer runs over its budget), and at each checkpoint
  * merges what is buffered and hands the partition results on for the commit.
  *
- * <p>All records of a partition reach the same subtask (the sink keys them by partition before the
- * writer), so no two subtasks ever rewrite the same file.
+ * <p>Distributed by partition, all records of a partition reach the same subtask (the sink keys
+ * them by partition before the writer), so no two subtasks ever rewrite the same file. Distributed
+ * by key, all records of a key do ({@link KeyRouting} checks it), and the writers share partitions
+ * ({@link WriterShare}).
  */
 @Internal
 final class DeltaLiteWriter
@@ -39,6 +42,7 @@ final class DeltaLiteWriter
     private final RowDataConverter converter;
     private final ExecutorService fileExecutor;
     private final MergeWriter merge;
+    private final KeyRouting routing;
     private boolean endOfInput;
 
     DeltaLiteWriter(
@@ -57,6 +61,8 @@ final class DeltaLiteWriter
                         InputProjection.plan(
                                 config.definition().columns(), table.schema(), table.location()));
         int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+        int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
+        this.routing = KeyRouting.of(config, context.getTaskInfo());
         this.fileExecutor =
                 Executors.newFixedThreadPool(
                         config.mergeOptions().maxParallelFiles(),
@@ -67,9 +73,10 @@ final class DeltaLiteWriter
                         config.mergeOptions(),
                         config.transactionAppId(context.getJobInfo().getJobId().toHexString()),
                         subtask,
-                        context.getTaskInfo().getNumberOfParallelSubtasks(),
+                        parallelism,
                         config.maxParallelPartitions(),
-                        fileExecutor);
+                        fileExecutor,
+                        KeyRouting.share(config, context.getTaskInfo()));
         List<PendingCheckpoint> pending = new ArrayList<>();
         restored.forEach(state -> pending.addAll(state.pending()));
         merge.restorePending(pending);
@@ -88,6 +95,9 @@ final class DeltaLiteWriter
     @Override
     public void write(RowData row, Context context) throws IOException {
         FaultInjection.at(FaultInjection.Point.WRITE, config.location());
+        if (routing != null) {
+            routing.check(row);
+        }
         Object[] tableRow = converter.toTableRow(row);
         switch (row.getRowKind()) {
             case INSERT:

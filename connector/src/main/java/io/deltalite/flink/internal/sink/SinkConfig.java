@@ -6,6 +6,7 @@ import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.sink.CommitListener;
 import io.deltalite.flink.sink.DeltaLiteOptions;
+import io.deltalite.flink.sink.Distribution;
 import io.deltalite.flink.sink.WriteMode;
 import java.io.Serializable;
 import java.util.List;
@@ -33,6 +34,7 @@ public final class SinkConfig implements Serializable {
     private final int maxParallelPartitions;
     private final StorageSettings storage;
     private final CommitListener commitListener;
+    private final Distribution distribution;
 
     /** The partition columns of the table as found when the job was built; null if unknown. */
     private final List<String> tablePartitionColumns;
@@ -47,8 +49,10 @@ public final class SinkConfig implements Serializable {
             int maxParallelPartitions,
             StorageSettings storage,
             CommitListener commitListener,
+            Distribution distribution,
             List<String> tablePartitionColumns) {
         this.commitListener = commitListener;
+        this.distribution = distribution;
         this.appIdPrefix = appIdPrefix;
         this.submission = submission;
         this.tablePartitionColumns =
@@ -134,6 +138,7 @@ public final class SinkConfig implements Serializable {
                 partitions,
                 new StorageSettings(hadoopOptions, options.get(DeltaLiteOptions.S3_SINGLE_WRITER)),
                 commitListener,
+                Distribution.parse(options.get(DeltaLiteOptions.DISTRIBUTION)),
                 null);
     }
 
@@ -149,6 +154,7 @@ public final class SinkConfig implements Serializable {
                 maxParallelPartitions,
                 storage,
                 commitListener,
+                distribution,
                 columns);
     }
 
@@ -196,6 +202,11 @@ public final class SinkConfig implements Serializable {
                             + " MiB).");
         }
         return size.getBytes();
+    }
+
+    /** How the changes are spread over the writer subtasks. */
+    public Distribution distribution() {
+        return distribution;
     }
 
     /** The user's listener of commits, or null. */
@@ -260,6 +271,8 @@ public final class SinkConfig implements Serializable {
                 + appIdPrefix
                 + ", options="
                 + mergeOptions
+                + ", distribution="
+                + distribution
                 + ", maxParallelPartitions="
                 + maxParallelPartitions
                 + ", storage="

@@ -5,6 +5,7 @@ import io.deltalite.flink.internal.delta.DeltaTable;
 import io.deltalite.flink.internal.merge.CheckpointResults;
 import io.deltalite.flink.internal.merge.InputProjection;
 import io.deltalite.flink.internal.merge.TableSchema;
+import io.deltalite.flink.sink.Distribution;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -22,8 +23,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds the parts of the sink's operator graph for {@code DeltaLiteSink}: the keyBy on partition
- * values before the writers, the writers, the parallelism-1 aggregator, the committer.
+ * Builds the parts of the sink's operator graph for {@code DeltaLiteSink}: the keyBy (on partition
+ * values or on the primary key) before the writers, the writers, the parallelism-1 aggregator, the
+ * committer.
  */
 @Internal
 public final class SinkTopology {
@@ -42,13 +44,26 @@ public final class SinkTopology {
     }
 
     /**
-     * Keys records by their partition values, so one writer owns each partition. For an existing
-     * table the sink did not declare partition columns for, the table's are used.
+     * Spreads the records over the writers as the sink's {@link Distribution} says: keyed by their
+     * partition values, so one writer owns each partition (for an existing table the sink did not
+     * declare partition columns for, the table's are used); or keyed by their primary key, so all
+     * changes of a key reach one writer; a table without a key is appended to by every writer.
      */
-    public static DataStream<RowData> keyByPartition(SinkConfig config, DataStream<RowData> input) {
+    public static DataStream<RowData> distribute(SinkConfig config, DataStream<RowData> input) {
+        if (config.distribution() == Distribution.KEY) {
+            List<String> primaryKey = config.definition().primaryKey();
+            return primaryKey.isEmpty() ? input.rebalance() : input.keyBy(keySelector(config));
+        }
         List<String> partitionColumns =
                 config.tablePartitionColumns().orElse(config.definition().partitionColumns());
-        return input.keyBy(new PartitionKeySelector(config.rowType(), partitionColumns));
+        return input.keyBy(
+                new ColumnValuesKeySelector(config.rowType(), partitionColumns, "Partition"));
+    }
+
+    /** The key of a record when the sink is distributed by key. */
+    static ColumnValuesKeySelector keySelector(SinkConfig config) {
+        return new ColumnValuesKeySelector(
+                config.rowType(), config.definition().primaryKey(), "Primary-key");
     }
 
     /**

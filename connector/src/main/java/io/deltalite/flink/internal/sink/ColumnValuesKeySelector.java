@@ -9,19 +9,24 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Keys each record by the values of its partition columns, so that all records of a partition (and
- * so all rewrites of its files) go to one writer. Values that Delta stores as the same partition
- * (an empty string and null) get the same key.
+ * Keys each record by the values of some of its columns: the partition columns, so that all records
+ * of a partition (and so all rewrites of its files) go to one writer; or the primary key, so that
+ * all changes of a key go to one writer, in order. Values that Delta stores as the same partition
+ * (an empty string and null, decimals of another scale) get the same key; for a primary key that
+ * only routes a few more keys together.
  */
-final class PartitionKeySelector implements KeySelector<RowData, String> {
+final class ColumnValuesKeySelector implements KeySelector<RowData, String> {
     private static final long serialVersionUID = 1L;
 
     private final RowDataConverter.ValueReader[] readers;
 
-    PartitionKeySelector(RowType inputType, List<String> partitionColumns) {
-        this.readers = new RowDataConverter.ValueReader[partitionColumns.size()];
+    /**
+     * @param role what the columns are, for messages ("Partition", "Primary-key")
+     */
+    ColumnValuesKeySelector(RowType inputType, List<String> columns, String role) {
+        this.readers = new RowDataConverter.ValueReader[columns.size()];
         for (int i = 0; i < readers.length; i++) {
-            int index = indexOf(inputType, partitionColumns.get(i));
+            int index = indexOf(inputType, columns.get(i), role);
             RowData.FieldGetter getter =
                     RowData.createFieldGetter(inputType.getTypeAt(index), index);
             RowDataConverter.ValueReader value =
@@ -34,7 +39,7 @@ final class PartitionKeySelector implements KeySelector<RowData, String> {
         }
     }
 
-    private static int indexOf(RowType type, String column) {
+    private static int indexOf(RowType type, String column, String role) {
         List<String> names = type.getFieldNames();
         for (int i = 0; i < names.size(); i++) {
             if (names.get(i).toLowerCase(Locale.ROOT).equals(column.toLowerCase(Locale.ROOT))) {
@@ -42,7 +47,8 @@ final class PartitionKeySelector implements KeySelector<RowData, String> {
             }
         }
         throw new DeltaLiteSchemaMismatchException(
-                "Partition column '"
+                role
+                        + " column '"
                         + column
                         + "' of the table is not a field of the input "
                         + names

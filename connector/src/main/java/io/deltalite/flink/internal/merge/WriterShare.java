@@ -1,0 +1,70 @@
+package io.deltalite.flink.internal.merge;
+
+/**
+ * Which part of each partition's changes one writer handles: all of them, when the sink gives each
+ * partition one writer; or the keys of one range of key groups, when the sink spreads keys over all
+ * writers and several writers change one partition in a checkpoint.
+ *
+ * <p>A writer that shares its partitions tells the files of a partition apart by the key range in
+ * their path ({@link KeyGroups}):
+ *
+ * <ul>
+ *   <li><b>own</b> files hold only keys of its range: no other writer of the job attempt changes
+ *       them, so it rewrites and compacts them as a writer of whole partitions would;
+ *   <li><b>foreign</b> files hold only keys of other ranges: they cannot hold a key it changes, so
+ *       it neither reads their statistics nor probes them — the probe work of a checkpoint does not
+ *       grow with the number of writers;
+ *   <li><b>shared</b> files may hold keys of several writers (written before the sink was
+ *       distributed by key, at another parallelism, by Spark): it gives them deletion vectors
+ *       rather than rewriting them where it can, and never compacts them. Several writers' vectors
+ *       for one file are unioned by the committer ({@link SharedPartitionResults}).
+ * </ul>
+ */
+public final class WriterShare {
+    /** One writer per partition: it handles every change of the partitions it gets. */
+    public static final WriterShare WHOLE_PARTITIONS = new WriterShare(null);
+
+    /** How a writer may treat a file of a partition it changes. */
+    public enum Access {
+        OWN,
+        SHARED,
+        FOREIGN
+    }
+
+    private final KeyGroups keys;
+
+    private WriterShare(KeyGroups keys) {
+        this.keys = keys;
+    }
+
+    /** The share of a writer that owns the keys of {@code keys}, of every partition. */
+    public static WriterShare keysIn(KeyGroups keys) {
+        return new WriterShare(java.util.Objects.requireNonNull(keys, "keys"));
+    }
+
+    /** Whether other writers may change the same partitions in the same checkpoint. */
+    public boolean sharesPartitions() {
+        return keys != null;
+    }
+
+    /** The range of the files this writer writes new rows into, null for the partition folder. */
+    public KeyGroups keys() {
+        return keys;
+    }
+
+    public Access accessTo(DataFile file) {
+        if (keys == null) {
+            return Access.OWN;
+        }
+        KeyGroups range = KeyGroups.ofPath(file.path());
+        if (keys.contains(range)) {
+            return Access.OWN;
+        }
+        return keys.isDisjointFrom(range) ? Access.FOREIGN : Access.SHARED;
+    }
+
+    @Override
+    public String toString() {
+        return keys == null ? "whole partitions" : "keys " + keys.folder();
+    }
+}

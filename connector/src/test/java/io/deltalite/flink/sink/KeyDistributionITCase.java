@@ -1,0 +1,208 @@
+package io.deltalite.flink.sink;
+
+import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertEachCheckpointCommittedOnce;
+import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertTableEquals;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.sink.FaultInjection;
+import io.deltalite.flink.internal.sink.FaultInjection.Point;
+import io.deltalite.flink.testing.ChangeScript;
+import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.SinkJobs;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Distribution {@code key}: every writer shares each partition — a single-partition table, an
+ * unpartitioned one, and keys moving between partitions — and the table still ends equal to the
+ * model of the changelog, each checkpoint committed once, at every parallelism, after a failure at
+ * each point of the sink's life, and across restores at other parallelisms.
+ */
+class KeyDistributionITCase {
+    @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
+
+    @TempDir Path dir;
+
+    @AfterEach
+    void disarm() {
+        FaultInjection.disarmAll();
+    }
+
+    /** How the table is laid out. */
+    enum Shape {
+        /** Partitioned by day, with every row in one day: the hot partition. */
+        ONE_PARTITION(1, true),
+        /** No partition columns. */
+        UNPARTITIONED(0, false),
+        /** Four days, keys moving between them through -U/+U pairs. */
+        MOVING_KEYS(4, true);
+
+        final int days;
+        final boolean partitioned;
+
+        Shape(int days, boolean partitioned) {
+            this.days = days;
+            this.partitioned = partitioned;
+        }
+    }
+
+    static Stream<Arguments> parallelismsShapesAndModes() {
+        return Stream.of(
+                Arguments.of(1, Shape.ONE_PARTITION, WriteMode.AUTO),
+                Arguments.of(2, Shape.ONE_PARTITION, WriteMode.AUTO),
+                Arguments.of(4, Shape.ONE_PARTITION, WriteMode.AUTO),
+                Arguments.of(1, Shape.UNPARTITIONED, WriteMode.COPY_ON_WRITE),
+                Arguments.of(2, Shape.UNPARTITIONED, WriteMode.COPY_ON_WRITE),
+                Arguments.of(4, Shape.UNPARTITIONED, WriteMode.COPY_ON_WRITE),
+                Arguments.of(4, Shape.UNPARTITIONED, WriteMode.AUTO),
+                Arguments.of(4, Shape.MOVING_KEYS, WriteMode.AUTO),
+                Arguments.of(4, Shape.MOVING_KEYS, WriteMode.COPY_ON_WRITE));
+    }
+
+    @ParameterizedTest(name = "parallelism {0}, {1}, write mode {2}")
+    @MethodSource("parallelismsShapesAndModes")
+    void everyWriterSharesThePartitionsAndTheTableEqualsTheModel(
+            int parallelism, Shape shape, WriteMode mode) throws Exception {
+        ChangeScript script =
+                ChangeScript.generate(parallelism * 31L, 5_000, 700, shape.days, false);
+        Path table = dir.resolve("t");
+        Set<String> writersWithRecords = ConcurrentHashMap.newKeySet();
+        FaultInjection.arm(
+                Point.WRITE,
+                (location, occurrence) -> writersWithRecords.add(Thread.currentThread().getName()));
+
+        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 0);
+        SinkJobs.sink(
+                SinkJobs.changes(env, script, 2_000),
+                sink(script, table, shape, mode),
+                parallelism);
+        env.execute("key-distribution");
+
+        assertTableEquals(table, script.expected());
+        assertEachCheckpointCommittedOnce(table);
+        assertThat(DeltaHistory.uncommittedDataFiles(table)).isEmpty();
+        assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
+        // Also with one partition: records went to every writer, not to the partition's owner.
+        assertThat(writersWithRecords).as("writers that got records").hasSize(parallelism);
+        if (mode == WriteMode.AUTO) {
+            assertThat(DeltaHistory.deletionVectorAdds(table))
+                    .as("files given a deletion vector")
+                    .isPositive();
+        } else {
+            assertThat(DeltaHistory.deletionVectorAdds(table)).isZero();
+        }
+    }
+
+    @ParameterizedTest(name = "failure at {0}")
+    @EnumSource(Point.class)
+    void aFailureAtEachPointLosesNothingAndDoublesNothingWithFourWritersInOnePartition(Point point)
+            throws Exception {
+        int records = 5_000;
+        ChangeScript script = ChangeScript.generate(100 + point.ordinal(), records, 700, 1, false);
+        Path table = dir.resolve("t");
+        AtomicInteger failures = new AtomicInteger();
+        long failAt = point == Point.WRITE ? records / 2 : 3;
+        FaultInjection.arm(
+                point,
+                (location, occurrence) -> {
+                    if (location.equals(table.toString())
+                            && occurrence == failAt
+                            && failures.getAndIncrement() == 0) {
+                        throw new RuntimeException("injected failure at " + point);
+                    }
+                });
+
+        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
+        SinkJobs.sink(
+                SinkJobs.changes(env, script, 2_000),
+                sink(script, table, Shape.ONE_PARTITION, WriteMode.AUTO),
+                4);
+        env.execute("key-distribution-failure-at-" + point);
+
+        assertThat(failures.get()).as("the failure was injected").isEqualTo(1);
+        assertTableEquals(table, script.expected());
+        assertEachCheckpointCommittedOnce(table);
+        assertThat(DeltaHistory.uncommittedDataFiles(table)).isEmpty();
+        assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
+    }
+
+    @Test
+    void savepointRestoresAtParallelismFourThenTwoThenThreeLoseAndDoubleNothing() throws Exception {
+        ChangeScript script = ChangeScript.generate(4_2_3, 9_000, 900, 2, false);
+        Path table = dir.resolve("t");
+        Path savepoints = dir.resolve("savepoints");
+        String savepoint = null;
+        int[] parallelisms = {4, 2, 3};
+        for (int run = 0; run < parallelisms.length; run++) {
+            boolean last = run == parallelisms.length - 1;
+            StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 0);
+            if (savepoint != null) {
+                env.configure(
+                        new Configuration().set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint));
+            }
+            SinkJobs.sink(
+                    SinkJobs.changes(env, script, last ? 4_000 : 700),
+                    sink(script, table, Shape.MOVING_KEYS, WriteMode.AUTO),
+                    parallelisms[run]);
+            if (last) {
+                env.execute("key-distribution-at-" + parallelisms[run]);
+                break;
+            }
+            int committedBefore = DeltaHistory.transactionIds(table).size();
+            JobClient job = env.executeAsync("key-distribution-at-" + parallelisms[run]);
+            while (DeltaHistory.transactionIds(table).size() < committedBefore + 3) {
+                Thread.sleep(100);
+            }
+            savepoint =
+                    job.stopWithSavepoint(
+                                    false,
+                                    savepoints.toUri().toString(),
+                                    SavepointFormatType.CANONICAL)
+                            .get();
+        }
+
+        assertTableEquals(table, script.expected());
+        assertEachCheckpointCommittedOnce(table);
+        assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
+    }
+
+    private static DeltaLiteSink sink(
+            ChangeScript script, Path table, Shape shape, WriteMode mode) {
+        DeltaLiteSinkBuilder builder =
+                DeltaLiteSink.forTable(table.toString())
+                        .rowType(script.rowType())
+                        .primaryKey(script.primaryKey())
+                        .option(DeltaLiteOptions.DISTRIBUTION, Distribution.KEY.toString())
+                        .option(DeltaLiteOptions.WRITE_MODE, mode.toString())
+                        .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("64kb"))
+                        // Small enough that writers also merge between checkpoints.
+                        .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("96kb"))
+                        // Files stay tiny with few keys: none small, so that they get vectors.
+                        .option(
+                                DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE,
+                                MemorySize.parse("256b"));
+        if (shape.partitioned) {
+            builder.partitionKey("day");
+        }
+        return builder.build();
+    }
+}
