@@ -125,6 +125,33 @@ class DeltaLiteSqlITCase {
                 .isEqualTo(Rows.sorted(script.expected()));
     }
 
+    /** 'sink.distribution' = 'key': every writer shares the partitions; the table is the model. */
+    @Test
+    void distributedByKeyEveryWriterWritesItsOwnKeysIntoEveryPartition() throws Exception {
+        ChangeScript script = ChangeScript.generate(13, 2_000, 300, 2, false);
+        List<Row> rows = new ArrayList<>();
+        for (ChangeScript.Change change : script.changes()) {
+            rows.add(Row.ofKind(change.kind(), change.values()));
+        }
+        String dataId = TestValuesTableFactory.registerData(rows);
+        tables.executeSql(
+                "CREATE TABLE keyed_changes (id BIGINT NOT NULL, `day` STRING, amount INT, note STRING)"
+                        + " WITH ('connector' = 'values', 'data-id' = '"
+                        + dataId
+                        + "',"
+                        + " 'changelog-mode' = 'I,UB,UA,D', 'bounded' = 'true')");
+        Path table = dir.resolve("by-key");
+        createOrders("orders", table, ", 'sink.distribution' = 'key', 'sink.parallelism' = '2'");
+        tables.executeSql("INSERT INTO orders SELECT * FROM keyed_changes").await();
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(Rows.sorted(script.expected()));
+        // Both writers wrote files of their own key range into the partitions.
+        assertThat(KernelTableReader.liveFiles(table.toString()).keySet())
+                .anySatisfy(path -> assertThat(path).contains("/keys-0-63-of-128/"))
+                .anySatisfy(path -> assertThat(path).contains("/keys-64-127-of-128/"));
+    }
+
     @Test
     void anUpdatingAggregationIsKeptCurrent() throws Exception {
         Random random = new Random(8);

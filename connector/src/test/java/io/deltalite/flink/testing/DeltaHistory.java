@@ -151,6 +151,25 @@ public final class DeltaHistory {
                 .getAbsolutePath(table.toUri().toString());
     }
 
+    /**
+     * The notes left in the table's journal ({@code _deltalite/journal/}), by file name: what the
+     * sink still has to resolve. Empty after a bounded job ended and committed everything.
+     */
+    public static List<String> journalNotes(Path table) {
+        Path journal = table.resolve("_deltalite").resolve("journal");
+        if (!Files.exists(journal)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(journal)) {
+            return files.filter(Files::isRegularFile)
+                    .map(file -> journal.relativize(file).toString())
+                    .sorted()
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Add actions in the log that carry a deletion vector: files given a vector by a commit. */
     public static long deletionVectorAdds(Path table) {
         return actions(table).stream()

@@ -44,6 +44,12 @@ import org.slf4j.LoggerFactory;
  *       writer changed the partition, it is {@linkplain PartitionMerger#remerge merged again}
  *       against the current files from its upsert files and deleted keys. Appends (tables without a
  *       key) remove nothing and have no key to collide with: they are never merged again.
+ *   <li><b>Shared partitions compose, or are merged again.</b> Distributed by key, several writers
+ *       change one partition in a checkpoint, each its own keys. Their results are combined on the
+ *       live files of each attempt ({@link SharedPartitionResults}): only when every commit since
+ *       they planned is this job attempt's own checkpoint, everything they replace is still live,
+ *       and no file is rewritten by one and touched by another; the vectors several give one file
+ *       become one, unioned with the live one. Otherwise the partition is merged again, as above.
  *   <li><b>Compaction rides along, or is dropped.</b> A result's {@link Compaction} (committed
  *       files of the partition rewritten into fewer, {@code dataChange = false}) is committed only
  *       while every file it read is live as it read it; otherwise — and whenever its partition is
@@ -52,9 +58,11 @@ import org.slf4j.LoggerFactory;
  *       merged again: files others added meanwhile do not make it stale, and any change to a file
  *       it read (a remove, a new deletion vector) fails that check. A compaction therefore never
  *       fails a checkpoint and never brings back a row.
- *   <li><b>Files.</b> This committer deletes only the files its own re-merges wrote, and only once
- *       the version holding the checkpoint is known not to take them. The writers' files are theirs
- *       to delete ({@link PendingCheckpoints}); see {@link FileReclaimer} for every rule.
+ *   <li><b>Files.</b> This committer deletes only the files its own re-merges and unions wrote,
+ *       and, once a checkpoint that ends every writer's input is committed, what the lineage's
+ *       writers noted and no version took. Its own files only once the version holding the
+ *       checkpoint is known not to take them. The writers' files are theirs to delete ({@link
+ *       PendingCheckpoints}); see {@link FileReclaimer} for every rule.
  * </ol>
  */
 public final class CheckpointCommitter {
@@ -127,8 +135,7 @@ public final class CheckpointCommitter {
     }
 
     private boolean closesOwnLineage(CheckpointResults checkpoint) {
-        return checkpoint.checkpointId() == CheckpointResults.END_OF_INPUT
-                && (ownAppId == null || ownAppId.equals(checkpoint.appId()));
+        return checkpoint.endsInput() && (ownAppId == null || ownAppId.equals(checkpoint.appId()));
     }
 
     /**

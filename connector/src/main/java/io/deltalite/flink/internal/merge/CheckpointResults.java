@@ -8,11 +8,21 @@ import java.util.Objects;
  * with the transaction id {@code (appId, checkpointId)}. The app id travels with the results, so
  * that a replay after a restart — even into a new job — is recognized by the table's transaction
  * record.
+ *
+ * @param endsInput whether every writer's input ended with this checkpoint: none of the lineage's
+ *     writers merges again, so once it is committed, everything the lineage noted can be resolved
  */
 public record CheckpointResults(
-        String appId, long checkpointId, List<PartitionWriteResult> results) {
-    /** The checkpoint id Flink gives the results of the end of the input (the last of a job). */
+        String appId, long checkpointId, List<PartitionWriteResult> results, boolean endsInput) {
+    /**
+     * The checkpoint id Flink gives the results of the end of the input when checkpointing is off
+     * (a batch run); with checkpoints, the last checkpoint carries them and {@link #endsInput()}.
+     */
     public static final long END_OF_INPUT = Long.MAX_VALUE;
+
+    public CheckpointResults(String appId, long checkpointId, List<PartitionWriteResult> results) {
+        this(appId, checkpointId, results, checkpointId == END_OF_INPUT);
+    }
 
     public CheckpointResults {
         Objects.requireNonNull(appId, "appId");

@@ -210,7 +210,12 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         if (appId == null || (results.isEmpty() && checkpointId != CommittableMessage.EOI)) {
             return;
         }
-        output(checkpointId, new CheckpointResults(appId, checkpointId, results));
+        // With checkpoints, the inputs end in the last checkpoint: every writer says so in it.
+        long ended = bucket.results.stream().filter(WriteResult::endOfInput).count();
+        boolean endsInput =
+                checkpointId == CommittableMessage.EOI
+                        || (bucket.expectedSubtasks > 0 && ended == bucket.expectedSubtasks);
+        output(checkpointId, new CheckpointResults(appId, checkpointId, results, endsInput));
     }
 
     private void output(long checkpointId, CheckpointResults committable) {

@@ -17,7 +17,6 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
-import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.table.data.RowData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +43,12 @@ final class DeltaLiteWriter
     private final MergeWriter merge;
     private final KeyRouting routing;
     private boolean endOfInput;
+
+    /** The last checkpoint this writer prepared, or the one it restored. */
+    private long lastCheckpointId;
+
+    /** The checkpoint id of the end-of-input results, once prepared. */
+    private long endOfInputCheckpointId;
 
     DeltaLiteWriter(
             SinkConfig config, WriterInitContext context, Collection<WriterState> restored) {
@@ -77,6 +82,7 @@ final class DeltaLiteWriter
                         config.maxParallelPartitions(),
                         fileExecutor,
                         KeyRouting.share(config, context.getTaskInfo()));
+        this.lastCheckpointId = context.getRestoredCheckpointId().orElse(0);
         List<PendingCheckpoint> pending = new ArrayList<>();
         restored.forEach(state -> pending.addAll(state.pending()));
         merge.restorePending(pending);
@@ -121,6 +127,11 @@ final class DeltaLiteWriter
 
     @Override
     public Collection<WriteResult> prepareCommit() {
+        if (endOfInput) {
+            // Flink 2 emits the end-of-input results as the checkpoint after the last one it
+            // prepared (SinkWriterOperator.endInput: lastKnownCheckpointId + 1).
+            endOfInputCheckpointId = lastCheckpointId + 1;
+        }
         List<PartitionWriteResult> results = merge.prepare();
         FaultInjection.at(FaultInjection.Point.PREPARED, config.location());
         if (results.isEmpty() && !endOfInput) {
@@ -128,13 +139,14 @@ final class DeltaLiteWriter
         }
         // At the end of the input even an empty result goes out: it tells the committer that this
         // job's lineage is complete, so the files it no longer needs can be cleaned up.
-        return List.of(new WriteResult(merge.appId(), results));
+        return List.of(new WriteResult(merge.appId(), results, endOfInput));
     }
 
     @Override
     public List<WriterState> snapshotState(long checkpointId) {
-        // After the end of the input, the last results went out as the end-of-input committable.
-        merge.prepared(endOfInput ? CommittableMessage.EOI : checkpointId);
+        // After the end of the input, the last results went out with the end-of-input committable.
+        merge.prepared(endOfInputCheckpointId > 0 ? endOfInputCheckpointId : checkpointId);
+        lastCheckpointId = Math.max(lastCheckpointId, checkpointId);
         return List.of(new WriterState(merge.pending()));
     }
 

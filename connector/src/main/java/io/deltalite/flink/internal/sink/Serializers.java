@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.internal.merge.AttemptJournal;
 import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.PendingCheckpoint;
 import io.deltalite.flink.internal.merge.ResultCodec;
 import io.deltalite.flink.internal.merge.ValueCodec;
@@ -29,7 +30,7 @@ public final class Serializers {
     /** Writer subtask → aggregator. */
     public static final class WriteResultSerializer
             implements SimpleVersionedSerializer<WriteResult> {
-        public static final int VERSION = 4;
+        public static final int VERSION = 5;
 
         @Override
         public int getVersion() {
@@ -42,6 +43,7 @@ public final class Serializers {
             try (DataOutputStream out = new DataOutputStream(bytes)) {
                 ValueCodec.writeString(out, result.appId());
                 ResultCodec.writeResults(out, result.results());
+                out.writeBoolean(result.endOfInput());
             }
             return bytes.toByteArray();
         }
@@ -50,8 +52,10 @@ public final class Serializers {
         public WriteResult deserialize(int version, byte[] serialized) throws IOException {
             requireVersion(version, VERSION, "write result");
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-                return new WriteResult(
-                        ValueCodec.readString(in), ResultCodec.readResults(in, version));
+                String appId = ValueCodec.readString(in);
+                List<PartitionWriteResult> results = ResultCodec.readResults(in, version);
+                // Version 5 added whether the writer's input ended.
+                return new WriteResult(appId, results, version >= 5 && in.readBoolean());
             }
         }
     }
@@ -59,7 +63,7 @@ public final class Serializers {
     /** Aggregator → committer: one per checkpoint. */
     public static final class CommittableSerializer
             implements SimpleVersionedSerializer<CheckpointResults> {
-        public static final int VERSION = 4;
+        public static final int VERSION = 5;
 
         @Override
         public int getVersion() {
@@ -138,13 +142,18 @@ public final class Serializers {
         ValueCodec.writeString(out, checkpoint.appId());
         out.writeLong(checkpoint.checkpointId());
         ResultCodec.writeResults(out, checkpoint.results());
+        out.writeBoolean(checkpoint.endsInput());
     }
 
     private static CheckpointResults readCheckpoint(DataInputStream in, int version)
             throws IOException {
         String appId = ValueCodec.readString(in);
         long checkpointId = in.readLong();
-        return new CheckpointResults(appId, checkpointId, ResultCodec.readResults(in, version));
+        List<PartitionWriteResult> results = ResultCodec.readResults(in, version);
+        // Version 5 added whether the checkpoint ends the input of every writer.
+        boolean endsInput =
+                version >= 5 ? in.readBoolean() : checkpointId == CheckpointResults.END_OF_INPUT;
+        return new CheckpointResults(appId, checkpointId, results, endsInput);
     }
 
     private static void requireVersion(int version, int current, String what) throws IOException {

@@ -126,9 +126,11 @@ class SerializersTest {
     void aCommittableOfVersion3ReadsWithoutACompaction() throws IOException {
         PartitionWriteResult result = resultWithoutCompaction();
         Serializers.CommittableSerializer serializer = new Serializers.CommittableSerializer();
-        byte[] version4 =
+        byte[] version5 =
                 serializer.serialize(
                         new CheckpointResults("orders-job-nonce", 12, List.of(result)));
+        // Version 5 ends with whether the checkpoint ends the input: one byte.
+        byte[] version4 = java.util.Arrays.copyOf(version5, version5.length - 1);
         // An empty compaction is two empty file lists and a zero byte count: 4 + 4 + 8 bytes.
         byte[] version3 = java.util.Arrays.copyOf(version4, version4.length - 16);
 
@@ -136,6 +138,35 @@ class SerializersTest {
 
         assertThat(read.results()).containsExactly(result);
         assertThat(read.results().get(0).compaction()).isEqualTo(Compaction.NONE);
+    }
+
+    /** With checkpoints, the last checkpoint of a bounded job says that it ends the input. */
+    @Test
+    void aCommittableEndingTheInputRoundTripsAndOneOfVersion4DoesNot() throws IOException {
+        CheckpointResults last =
+                new CheckpointResults("orders-job-nonce", 12, List.of(result()), true);
+        Serializers.CommittableSerializer serializer = new Serializers.CommittableSerializer();
+        byte[] bytes = serializer.serialize(last);
+
+        assertThat(serializer.deserialize(5, bytes)).isEqualTo(last);
+        CheckpointResults version4 =
+                serializer.deserialize(4, java.util.Arrays.copyOf(bytes, bytes.length - 1));
+        assertThat(version4.endsInput()).isFalse();
+        assertThat(version4.results()).isEqualTo(last.results());
+    }
+
+    @Test
+    void aWriteResultAtTheEndOfTheInputRoundTripsAndOneOfVersion4DoesNot() throws IOException {
+        WriteResult last = new WriteResult("orders-job-nonce", List.of(result()), true);
+        Serializers.WriteResultSerializer serializer = new Serializers.WriteResultSerializer();
+        byte[] bytes = serializer.serialize(last);
+
+        assertThat(serializer.deserialize(5, bytes)).isEqualTo(last);
+        assertThat(
+                        serializer
+                                .deserialize(4, java.util.Arrays.copyOf(bytes, bytes.length - 1))
+                                .endOfInput())
+                .isFalse();
     }
 
     @Test
