@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import java.math.BigDecimal;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -67,6 +68,9 @@ final class ColumnValuesKeySelector implements KeySelector<RowData, String> {
                 key.append('\u0000');
             } else if (value instanceof BigDecimal decimal) {
                 key.append(decimal.stripTrailingZeros().toPlainString());
+            } else if (value instanceof byte[] bytes) {
+                // By content: an array's own string is its identity.
+                key.append(HexFormat.of().formatHex(bytes));
             } else {
                 key.append(value);
             }
