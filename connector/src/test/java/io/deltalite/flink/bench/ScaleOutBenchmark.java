@@ -130,9 +130,6 @@ class ScaleOutBenchmark {
                     DeltaTable.open(location.toString(), Map.of(), options, ORDERS, true);
             List<MergeWriter> merge = new ArrayList<>();
             for (int writer = 0; writer < writers; writer++) {
-                KeyGroupRange range =
-                        KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
-                                MAX_PARALLELISM, writers, writer);
                 merge.add(
                         new MergeWriter(
                                 table,
@@ -142,20 +139,32 @@ class ScaleOutBenchmark {
                                 writers,
                                 1,
                                 files,
-                                WriterShare.keysIn(
-                                        new KeyGroups(
-                                                range.getStartKeyGroup(),
-                                                range.getEndKeyGroup(),
-                                                MAX_PARALLELISM))));
+                                shareOf(writer, writers)));
             }
             CheckpointCommitter committer =
                     new CheckpointCommitter(
                             table, new PartitionMerger(table, options, files), options, appId, 0);
+            // The table as the writers would have written it, one checkpoint of inserts each
+            // (with the default buffer, early merges would give each parallelism other files).
+            List<MergeWriter> seeders = new ArrayList<>();
+            for (int writer = 0; writer < writers; writer++) {
+                seeders.add(
+                        new MergeWriter(
+                                table,
+                                options.withMaxBufferedBytes(Long.MAX_VALUE / 4),
+                                appId,
+                                writer,
+                                writers,
+                                1,
+                                files,
+                                shareOf(writer, writers)));
+            }
             for (long id = 0; id < rows; id++) {
-                merge.get(writerOf(id, writers)).upsert(row(id, 0));
+                seeders.get(writerOf(id, writers)).upsert(row(id, 0));
             }
             long checkpoint = 1;
-            commit(committer, appId, checkpoint, prepareAll(merge, checkpoint, null));
+            commit(committer, appId, checkpoint, prepareAll(seeders, checkpoint, null));
+            seeders.forEach(MergeWriter::close);
 
             Random random = new Random(42);
             long[] changes = new long[writers];
@@ -163,24 +172,31 @@ class ScaleOutBenchmark {
             double[] commits = new double[rounds];
             long probed = 0;
             int remerged = 0;
-            for (int round = 0; round < rounds; round++) {
+            // Round 0 warms the JIT up and is not counted.
+            for (int round = -1; round < rounds; round++) {
                 for (int i = 0; i < updates; i++) {
                     long id = (long) (random.nextDouble() * rows);
                     int writer = writerOf(id, writers);
-                    merge.get(writer).upsert(row(id, round + 1));
-                    changes[writer]++;
+                    merge.get(writer).upsert(row(id, round + 2));
+                    if (round >= 0) {
+                        changes[writer]++;
+                    }
                 }
                 checkpoint++;
                 double[] millis = new double[writers];
                 List<PartitionWriteResult> results = prepareAll(merge, checkpoint, millis);
+                long started = System.nanoTime();
+                CommitOutcome outcome = commit(committer, appId, checkpoint, results);
+                double commitMillis = (System.nanoTime() - started) / 1e6;
+                remerged += outcome.remergedPartitions();
+                if (round < 0) {
+                    continue;
+                }
                 slowest[round] = Arrays.stream(millis).max().orElse(0);
+                commits[round] = commitMillis;
                 for (PartitionWriteResult result : results) {
                     probed += result.stats().filesProbed();
                 }
-                long started = System.nanoTime();
-                CommitOutcome outcome = commit(committer, appId, checkpoint, results);
-                commits[round] = (System.nanoTime() - started) / 1e6;
-                remerged += outcome.remergedPartitions();
             }
             merge.forEach(MergeWriter::close);
             return new Result(
@@ -188,6 +204,19 @@ class ScaleOutBenchmark {
         } finally {
             files.shutdownNow();
         }
+    }
+
+    /** The keys Flink gives writer {@code writer} of {@code writers}. */
+    private static WriterShare shareOf(int writer, int writers) {
+        KeyGroupRange range =
+                KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                        MAX_PARALLELISM, writers, writer);
+        return WriterShare.keysIn(
+                new KeyGroups(
+                        "0000000b",
+                        range.getStartKeyGroup(),
+                        range.getEndKeyGroup(),
+                        MAX_PARALLELISM));
     }
 
     /** Each writer's merge, alone and timed; the results of all of them. */

@@ -23,8 +23,10 @@ import org.apache.spark.sql.types.StructType;
 /**
  * One scenario of the differential parity suite: the same batches applied by deltalite (one
  * checkpoint commit per batch, as the sink makes them) and by Spark's MERGE (one MERGE per batch),
- * with the tables compared after every batch. deltalite writes two tables, one copy-on-write and
- * one with deletion vectors, so every scenario checks both write modes against the same MERGE.
+ * with the tables compared after every batch. deltalite writes three tables, one copy-on-write, one
+ * with deletion vectors, and one with deletion vectors by four writers distributed by key ({@link
+ * KeyedWriters}), so every scenario checks both write modes and the shared partitions against the
+ * same MERGE.
  *
  * <p>The comparison is of logical content: the schema and partition columns as Spark sees them, and
  * the multiset of rows, read by two independent readers (Spark, and Kernel through {@link
@@ -38,6 +40,8 @@ final class DifferentialRun implements AutoCloseable {
     private final UpsertHarness deltalite;
     private final String vectorsPath;
     private final UpsertHarness vectors;
+    private final String keyedPath;
+    private final KeyedWriters keyed;
     private final SparkMergeOracle merge;
     private final StructType mergeSchema;
     private int batches;
@@ -49,7 +53,11 @@ final class DifferentialRun implements AutoCloseable {
             UpsertHarness deltalite,
             String vectorsPath,
             UpsertHarness vectors,
+            String keyedPath,
+            KeyedWriters keyed,
             SparkMergeOracle merge) {
+        this.keyedPath = keyedPath;
+        this.keyed = keyed;
         this.scenario = scenario;
         this.deltalitePath = deltalitePath;
         this.deltalite = deltalite;
@@ -72,29 +80,29 @@ final class DifferentialRun implements AutoCloseable {
         Map<String, String> properties = new HashMap<>(table.tableProperties());
         properties.put("delta.enableDeletionVectors", "true");
         String vectorsPath = dir.resolve("deltalite-dv").toString();
-        UpsertHarness vectors =
-                UpsertHarness.open(
-                        vectorsPath,
-                        new TableDefinition(
-                                table.columns(),
-                                table.primaryKey(),
-                                table.partitionColumns(),
-                                properties),
-                        // The default threshold sends mostly-rewritten files to copy-on-write;
-                        // keep vectors on every file but an entirely deleted one. No file of
-                        // these small tables is small to compaction (which rewrites small files
-                        // rather than mark them), but worn files are still compacted.
-                        options.withWriteMode(WriteMode.DELETION_VECTORS)
-                                .withDeletionVectorRewriteThreshold(1.0)
-                                .withCompaction(
-                                        new io.deltalite.flink.internal.merge.CompactionOptions(
-                                                true,
-                                                1,
-                                                options.compaction().maxBytesPerCheckpoint(),
-                                                options.compaction().deletedRowsThreshold())));
+        TableDefinition withVectors =
+                new TableDefinition(
+                        table.columns(), table.primaryKey(), table.partitionColumns(), properties);
+        // The default threshold sends mostly-rewritten files to copy-on-write; keep vectors on
+        // every file but an entirely deleted one. No file of these small tables is small to
+        // compaction (which rewrites small files rather than mark them), but worn files are still
+        // compacted.
+        MergeOptions vectorOptions =
+                options.withWriteMode(WriteMode.DELETION_VECTORS)
+                        .withDeletionVectorRewriteThreshold(1.0)
+                        .withCompaction(
+                                new io.deltalite.flink.internal.merge.CompactionOptions(
+                                        true,
+                                        1,
+                                        options.compaction().maxBytesPerCheckpoint(),
+                                        options.compaction().deletedRowsThreshold()));
+        UpsertHarness vectors = UpsertHarness.open(vectorsPath, withVectors, vectorOptions);
+        String keyedPath = dir.resolve("deltalite-keyed").toString();
+        KeyedWriters keyed = new KeyedWriters(keyedPath, withVectors, vectorOptions, 4);
         SparkMergeOracle merge =
                 SparkMergeOracle.create(dir.resolve("spark-merge").toString(), table);
-        return new DifferentialRun(scenario, deltalitePath, deltalite, vectorsPath, vectors, merge);
+        return new DifferentialRun(
+                scenario, deltalitePath, deltalite, vectorsPath, vectors, keyedPath, keyed, merge);
     }
 
     static DifferentialRun start(String scenario, Path dir, TableDefinition table) {
@@ -123,9 +131,17 @@ final class DifferentialRun implements AutoCloseable {
                     harness.upsert(change.row().clone());
                 }
             }
+            if (change.isDelete()) {
+                keyed.delete(change.row().clone());
+            } else {
+                keyed.upsert(change.row().clone());
+            }
         }
         CommitOutcome outcome = deltalite.commit();
         CommitOutcome vectorOutcome = vectors.commit();
+        assertThat(keyed.commit().status())
+                .as("%s: commit of the writers distributed by key", scenario)
+                .isEqualTo(outcome.status());
         assertThat(vectorOutcome.status())
                 .as("%s: deletion-vector commit", scenario)
                 .isEqualTo(outcome.status());
@@ -186,6 +202,12 @@ final class DifferentialRun implements AutoCloseable {
                                 + " differ from the MERGE table's (%d rows)",
                         when, reference.size())
                 .isEmpty();
+        assertThat(differences(reference, Rows.sorted(KernelTableReader.readAll(keyedPath))))
+                .as(
+                        "%s: rows of the table four writers distributed by key wrote (read by"
+                                + " Kernel) that differ from the MERGE table's (%d rows)",
+                        when, reference.size())
+                .isEmpty();
         // Spark answers a bare count from the log: numRecords minus the vectors' cardinality.
         assertThat(
                         SparkDelta.sql("SELECT count(*) FROM delta.`" + vectorsPath + "`")
@@ -194,6 +216,12 @@ final class DifferentialRun implements AutoCloseable {
                 .as("%s: count(*) of the deletion-vector table, by Spark", when)
                 .isEqualTo(reference.size());
         if (batches == 1) {
+            assertThat(differences(reference, Rows.sorted(SparkRows.readTable(keyedPath))))
+                    .as(
+                            "%s: rows of the table four writers distributed by key wrote (read by"
+                                    + " Spark) that differ from the MERGE table's (%d rows)",
+                            when, reference.size())
+                    .isEmpty();
             assertThat(partitionColumns(deltalitePath))
                     .as("%s: partition columns of deltalite's table vs the MERGE table's", when)
                     .isEqualTo(partitionColumns(merge.path()));
@@ -247,5 +275,6 @@ final class DifferentialRun implements AutoCloseable {
     public void close() {
         deltalite.close();
         vectors.close();
+        keyed.close();
     }
 }

@@ -70,6 +70,10 @@ public final class CheckpointCommitter {
 
     private final MergeTable table;
     private final PartitionMerger merger;
+
+    /** The merger of partitions several writers share: it owns none of their files. */
+    private final PartitionMerger sharingMerger;
+
     private final FileReclaimer reclaimer;
     private final int commitRetries;
     private final JournalSweep sweep;
@@ -93,6 +97,7 @@ public final class CheckpointCommitter {
             long restoredCheckpointId) {
         this.table = table;
         this.merger = merger;
+        this.sharingMerger = merger.sharing(WriterShare.NONE_OWNED);
         this.reclaimer = new FileReclaimer(table);
         this.commitRetries = options.commitRetries();
         this.sweep = new JournalSweep(table, ownAppId, restoredCheckpointId);
@@ -185,6 +190,13 @@ public final class CheckpointCommitter {
             Set<PartitionValues> remergedPartitions = new HashSet<>();
             // Partitions merged again here: from then on, their result is the redone one.
             Map<PartitionValues, PartitionWriteResult> redone = new HashMap<>();
+            Set<PartitionValues> shared = new HashSet<>();
+            byPartition.forEach(
+                    (partition, results) -> {
+                        if (results.stream().anyMatch(SharedPartitionResults::isShared)) {
+                            shared.add(partition);
+                        }
+                    });
             for (int attempt = 1; attempt <= commitRetries + 1; attempt++) {
                 TableSnapshot snapshot = table.latestSnapshot();
                 FileReclaimer.Landing landing =
@@ -205,7 +217,7 @@ public final class CheckpointCommitter {
                     // writers may have deleted the vector files a union reads.
                     current = combine(snapshot, byPartition, live, redone);
                     dropStaleCompactions(snapshot, live, current);
-                    remergeChanged(snapshot, live, current, remergedPartitions);
+                    remergeChanged(snapshot, live, current, remergedPartitions, shared);
                     for (PartitionValues partition : remergedPartitions) {
                         redone.put(partition, current.get(partition));
                     }
@@ -369,7 +381,8 @@ public final class CheckpointCommitter {
                 TableSnapshot snapshot,
                 Map<PartitionValues, List<DataFile>> live,
                 Map<PartitionValues, PartitionWriteResult> current,
-                Set<PartitionValues> remergedPartitions) {
+                Set<PartitionValues> remergedPartitions,
+                Set<PartitionValues> shared) {
             if (table.schema().isAppendOnly()) {
                 // Appends add files and remove none: Kernel puts them on top of any version.
                 return;
@@ -395,7 +408,8 @@ public final class CheckpointCommitter {
                         table.location(),
                         checkpointId,
                         snapshot.version());
-                PartitionWriteResult redone = remerge(snapshot, result, liveFiles);
+                PartitionWriteResult redone =
+                        remerge(snapshot, result, liveFiles, shared.contains(entry.getKey()));
                 redone.survivorFiles().forEach(file -> writtenHere.put(file.path(), file));
                 redone.vectorFilePaths()
                         .forEach(path -> writtenHere.put(path, DataFile.atPath(path)));
@@ -409,12 +423,21 @@ public final class CheckpointCommitter {
         }
 
         /** One partition merged again; its deletion vectors (if any) are in a file of its own. */
+        /**
+         * @param shared whether several writers share the partition: then files are marked, not
+         *     rewritten where marking will do, so that the writers' next results still compose
+         */
         private PartitionWriteResult remerge(
-                TableSnapshot snapshot, PartitionWriteResult stale, List<DataFile> liveFiles) {
+                TableSnapshot snapshot,
+                PartitionWriteResult stale,
+                List<DataFile> liveFiles,
+                boolean shared) {
             DeletionVectorSink vectors = merger.newDeletionVectorSink(snapshot);
             PartitionWriteResult redone;
             try {
-                redone = merger.remerge(stale, liveFiles, snapshot.version(), vectors);
+                redone =
+                        (shared ? sharingMerger : merger)
+                                .remerge(stale, liveFiles, snapshot.version(), vectors);
             } catch (RuntimeException e) {
                 if (vectors != null) {
                     vectors.discard();

@@ -80,6 +80,25 @@ public final class PartitionMerger {
         this.sizes = new PartitionCompactor(table, options);
     }
 
+    /** A merger like this one for a writer with the share {@code other}. */
+    public PartitionMerger sharing(WriterShare other) {
+        return new PartitionMerger(this, other);
+    }
+
+    private PartitionMerger(PartitionMerger base, WriterShare share) {
+        this.share = share;
+        this.schema = base.schema;
+        this.options = base.options;
+        this.store = base.store;
+        this.parallel = base.parallel;
+        this.probe = base.probe;
+        this.marker = base.marker;
+        this.sharedMarker = base.sharedMarker;
+        this.keyOrder = base.keyOrder;
+        this.keyIndexes = base.keyIndexes;
+        this.sizes = base.sizes;
+    }
+
     /**
      * Merges {@code changes} into a partition whose live files are {@code liveFiles}.
      *

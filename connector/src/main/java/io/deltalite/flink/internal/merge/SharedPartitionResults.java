@@ -154,24 +154,31 @@ final class SharedPartitionResults {
         removedBy.keySet().forEach(path -> removed.add(live.get(path)));
         List<DataFile> marked = new ArrayList<>();
         DeletionVectorSink sink = null;
-        for (Map.Entry<String, List<DataFile>> entry : markedBy.entrySet()) {
-            List<DataFile> marks = entry.getValue();
-            DataFile now = live.get(entry.getKey());
-            if (marks.size() == 1 && now.identity().equals(readAs.get(entry.getKey()))) {
-                marked.add(marks.get(0));
-                continue;
+        try {
+            for (Map.Entry<String, List<DataFile>> entry : markedBy.entrySet()) {
+                List<DataFile> marks = entry.getValue();
+                DataFile now = live.get(entry.getKey());
+                if (marks.size() == 1 && now.identity().equals(readAs.get(entry.getKey()))) {
+                    marked.add(marks.get(0));
+                    continue;
+                }
+                DeletionVector union = store.readDeletionVector(now);
+                for (DataFile mark : marks) {
+                    union = union.union(store.readDeletionVector(mark));
+                }
+                if (now.hasStatistics() && union.cardinality() >= now.numRecords()) {
+                    continue; // every row deleted: the file is only removed
+                }
+                if (sink == null) {
+                    sink = vectors.get();
+                }
+                marked.add(now.withDeletionVector(sink.add(union), now.logStatistics()));
             }
-            DeletionVector union = store.readDeletionVector(now);
-            for (DataFile mark : marks) {
-                union = union.union(store.readDeletionVector(mark));
+        } catch (RuntimeException e) {
+            if (sink != null) {
+                sink.discard(); // nothing is written before close
             }
-            if (now.hasStatistics() && union.cardinality() >= now.numRecords()) {
-                continue; // every row deleted: the file is only removed
-            }
-            if (sink == null) {
-                sink = vectors.get();
-            }
-            marked.add(now.withDeletionVector(sink.add(union), now.logStatistics()));
+            throw e;
         }
         String vectorFile = null;
         if (sink != null) {

@@ -24,6 +24,13 @@ public final class WriterShare {
     /** One writer per partition: it handles every change of the partitions it gets. */
     public static final WriterShare WHOLE_PARTITIONS = new WriterShare(null);
 
+    /**
+     * The committer merging again a partition several writers share: every file may hold any
+     * writer's keys, so it marks rather than rewrites where it can, and its outputs keep the key
+     * ranges of the files they come from.
+     */
+    public static final WriterShare NONE_OWNED = new WriterShare(null);
+
     /** How a writer may treat a file of a partition it changes. */
     public enum Access {
         OWN,
@@ -44,7 +51,7 @@ public final class WriterShare {
 
     /** Whether other writers may change the same partitions in the same checkpoint. */
     public boolean sharesPartitions() {
-        return keys != null;
+        return this != WHOLE_PARTITIONS;
     }
 
     /** The range of the files this writer writes new rows into, null for the partition folder. */
@@ -53,8 +60,11 @@ public final class WriterShare {
     }
 
     public Access accessTo(DataFile file) {
-        if (keys == null) {
+        if (this == WHOLE_PARTITIONS) {
             return Access.OWN;
+        }
+        if (this == NONE_OWNED) {
+            return Access.SHARED;
         }
         KeyGroups range = KeyGroups.ofPath(file.path());
         if (keys.contains(range)) {
@@ -65,6 +75,9 @@ public final class WriterShare {
 
     @Override
     public String toString() {
+        if (this == NONE_OWNED) {
+            return "no files owned";
+        }
         return keys == null ? "whole partitions" : "keys " + keys.folder();
     }
 }

@@ -3,6 +3,12 @@ package io.deltalite.flink.internal.sink;
 import io.deltalite.flink.internal.merge.KeyGroups;
 import io.deltalite.flink.internal.merge.WriterShare;
 import io.deltalite.flink.sink.Distribution;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -53,9 +59,42 @@ final class KeyRouting {
                         task.getIndexOfThisSubtask());
         return WriterShare.keysIn(
                 new KeyGroups(
+                        scheme(config),
                         range.getStartKeyGroup(),
                         range.getEndKeyGroup(),
                         task.getMaxNumberOfParallelSubtasks()));
+    }
+
+    /**
+     * How this sink hashes keys into key groups: its primary-key columns with their input types
+     * (the key's text depends on them: an INT 5 reads "5", a DOUBLE 5 "5.0"), through {@link
+     * ColumnValuesKeySelector} and Flink's key-group assignment. A table without a key is spread
+     * over the writers at random: its ranges only tell which writer wrote a file.
+     */
+    static String scheme(SinkConfig config) {
+        StringBuilder scheme = new StringBuilder("deltalite key routing 1");
+        List<String> names = config.rowType().getFieldNames();
+        for (String column : config.definition().primaryKey()) {
+            for (int i = 0; i < names.size(); i++) {
+                if (names.get(i).equalsIgnoreCase(column)) {
+                    scheme.append('|')
+                            .append(column.toLowerCase(Locale.ROOT))
+                            .append(':')
+                            .append(config.rowType().getTypeAt(i).copy(true).asSummaryString());
+                }
+            }
+        }
+        if (config.definition().primaryKey().isEmpty()) {
+            scheme.append("|no key: rebalanced");
+        }
+        try {
+            byte[] digest =
+                    MessageDigest.getInstance("SHA-256")
+                            .digest(scheme.toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 4);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
     }
 
     void check(RowData row) {
@@ -75,9 +114,11 @@ final class KeyRouting {
                             + owner
                             + " (of "
                             + parallelism
-                            + "): the sink's input was not keyed by the sink. Nothing of this"
-                            + " checkpoint is committed. Write to the sink with sinkTo(...) so that"
-                            + " it keys the records itself, or use distribution 'partition'.");
+                            + "): the records were not routed as the sink keys them. Nothing of"
+                            + " this checkpoint is committed. Write to the sink with sinkTo(...)"
+                            + " so that it keys the records itself, and give the sink a fixed"
+                            + " parallelism (in a batch job Flink may choose one and route key"
+                            + " groups its own way); or use distribution 'partition'.");
         }
     }
 }

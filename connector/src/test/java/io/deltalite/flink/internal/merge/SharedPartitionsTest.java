@@ -31,8 +31,8 @@ class SharedPartitionsTest {
                     TestDefinitions.ITEMS.partitionColumns(),
                     Map.of("delta.enableDeletionVectors", "true"));
 
-    private static final KeyGroups LOWER = new KeyGroups(0, 63, 128);
-    private static final KeyGroups UPPER = new KeyGroups(64, 127, 128);
+    private static final KeyGroups LOWER = new KeyGroups("0000000a", 0, 63, 128);
+    private static final KeyGroups UPPER = new KeyGroups("0000000a", 64, 127, 128);
 
     @TempDir Path dir;
 
@@ -173,6 +173,28 @@ class SharedPartitionsTest {
         assertThat(KernelTableReader.readAll(dir.toString()))
                 .hasSize(100)
                 .anySatisfy(row -> assertThat(row).containsExactly(10L, "again"));
+    }
+
+    /**
+     * A later job keys its records otherwise (another primary key, other input types, no key at
+     * all): the key ranges of the files the earlier one wrote say nothing about its keys, so their
+     * files are shared to it, never another writer's — or it would write a second row of a key.
+     */
+    @Test
+    void filesOfWritersThatHashedKeysOtherwiseAreSharedNotForeign() {
+        DeltaTable table = open(MergeOptions.DEFAULTS);
+        MergeWriter earlier =
+                writer(table, MergeOptions.DEFAULTS, 0, new KeyGroups("0000aaaa", 0, 63, 128));
+        earlier.upsert(new Object[] {1L, "earlier"});
+        committer(table, MergeOptions.DEFAULTS).commit(checkpoint(1, prepare(earlier, 1)));
+
+        MergeWriter later =
+                writer(table, MergeOptions.DEFAULTS, 1, new KeyGroups("0000bbbb", 64, 127, 128));
+        later.upsert(new Object[] {1L, "later"});
+        committer(table, MergeOptions.DEFAULTS).commit(checkpoint(2, prepare(later, 2)));
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "later"})));
     }
 
     private DeltaTable open(MergeOptions options) {
