@@ -64,6 +64,11 @@ public record KeyGroups(String scheme, int first, int last, int groups) {
         return other != null && sameHashing(other) && other.first >= first && other.last <= last;
     }
 
+    /** Whether key group {@code group} is in this range. */
+    public boolean containsGroup(int group) {
+        return group >= first && group <= last;
+    }
+
     /** Whether no key group of {@code other} is in this range (null may hold any key). */
     public boolean isDisjointFrom(KeyGroups other) {
         return other != null && sameHashing(other) && (other.last < first || other.first > last);

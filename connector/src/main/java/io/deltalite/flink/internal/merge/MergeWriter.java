@@ -360,23 +360,37 @@ public final class MergeWriter implements AutoCloseable {
         if (budget != null) {
             Set<String> touched = new HashSet<>(view.touchedPaths);
             touched.addAll(merged.touchedPaths());
-            List<DataFile> candidates = new ArrayList<>();
+            // Own files and shared ones are compacted apart: an output of both would hold keys
+            // of other writers, and no writer could own it any more.
+            List<DataFile> own = new ArrayList<>();
+            List<DataFile> shared = new ArrayList<>();
             for (DataFile file : committed) {
-                if (!touched.contains(file.path())
-                        && share.accessTo(file) == WriterShare.Access.OWN) {
-                    candidates.add(file);
+                if (touched.contains(file.path())) {
+                    continue;
+                }
+                WriterShare.Access access = share.accessTo(file);
+                if (access == WriterShare.Access.OWN) {
+                    own.add(file);
+                } else if (access == WriterShare.Access.SHARED && share.compactsShared(file)) {
+                    shared.add(file);
                 }
             }
             try {
-                compaction =
-                        compactor.compact(
-                                merged.partition(),
-                                candidates,
-                                budget,
-                                PartitionCompactor.Policy.TIERED);
+                for (List<DataFile> candidates : List.of(own, shared)) {
+                    if (!candidates.isEmpty()) {
+                        compaction =
+                                compaction.plus(
+                                        compactor.compact(
+                                                merged.partition(),
+                                                candidates,
+                                                budget,
+                                                PartitionCompactor.Policy.TIERED));
+                    }
+                }
             } catch (RuntimeException e) {
                 // Interrupted (the writer is being cancelled): the merge's result never leaves
                 // this task, so nothing else would ever delete the files it wrote.
+                compaction.outputs().forEach(table.files()::deleteUncommitted);
                 discard(List.of(merged));
                 throw e;
             }

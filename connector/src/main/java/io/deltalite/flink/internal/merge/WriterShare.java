@@ -16,8 +16,9 @@ package io.deltalite.flink.internal.merge;
  *       grow with the number of writers;
  *   <li><b>shared</b> files may hold keys of several writers (written before the sink was
  *       distributed by key, at another parallelism, by Spark): it gives them deletion vectors
- *       rather than rewriting them where it can, and never compacts them. Several writers' vectors
- *       for one file are unioned by the committer ({@link SharedPartitionResults}).
+ *       rather than rewriting them where it can; each is compacted by one writer only ({@link
+ *       #compactsShared}), apart from own files. Several writers' vectors for one file are unioned
+ *       by the committer ({@link SharedPartitionResults}).
  * </ul>
  */
 public final class WriterShare {
@@ -71,6 +72,17 @@ public final class WriterShare {
             return Access.OWN;
         }
         return keys.isDisjointFrom(range) ? Access.FOREIGN : Access.SHARED;
+    }
+
+    /**
+     * Whether this writer is the one among those sharing the partition that compacts the shared
+     * file {@code file}: the writer owning the key group its path hashes to — one writer per file,
+     * so that no two compact it in one checkpoint. The committer drops the compaction if another
+     * writer gives the file a vector in the same checkpoint.
+     */
+    public boolean compactsShared(DataFile file) {
+        return keys != null
+                && keys.containsGroup(Math.floorMod(file.path().hashCode(), keys.groups()));
     }
 
     @Override

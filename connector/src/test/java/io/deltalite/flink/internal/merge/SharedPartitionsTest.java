@@ -197,6 +197,39 @@ class SharedPartitionsTest {
                 .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "later"})));
     }
 
+    /** A shared file that deletes wore out is compacted, by one of the writers only. */
+    @Test
+    void aWornSharedFileIsCompactedByExactlyOneWriter() {
+        DeltaTable table = open(MergeOptions.DEFAULTS);
+        seed(table, 100);
+        MergeWriter lower = writer(table, MergeOptions.DEFAULTS, 0, LOWER);
+        MergeWriter upper = writer(table, MergeOptions.DEFAULTS, 1, UPPER);
+        for (long id = 0; id < 30; id++) {
+            lower.delete(new Object[] {id, null});
+        }
+        committer(table, MergeOptions.DEFAULTS).commit(checkpoint(1, prepare(lower, 1)));
+
+        // Keys outside the seeded file: neither writer touches it, both may compact.
+        lower.upsert(new Object[] {1_000L, "lower"});
+        upper.upsert(new Object[] {1_001L, "upper"});
+        List<PartitionWriteResult> results = new ArrayList<>(prepare(lower, 2));
+        results.addAll(prepare(upper, 2));
+        CommitOutcome outcome =
+                committer(table, MergeOptions.DEFAULTS).commit(checkpoint(2, results));
+
+        assertThat(results.stream().filter(result -> !result.compaction().isEmpty()))
+                .as("results that compact the worn shared file")
+                .hasSize(1);
+        assertThat(outcome.remergedPartitions()).isZero();
+        assertThat(DeltaHistory.compactedFiles(dir)).isEqualTo(1);
+        List<Object[]> expected = new ArrayList<>();
+        LongStream.range(30, 100).forEach(id -> expected.add(new Object[] {id, "v" + id}));
+        expected.add(new Object[] {1_000L, "lower"});
+        expected.add(new Object[] {1_001L, "upper"});
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(expected));
+    }
+
     private DeltaTable open(MergeOptions options) {
         return DeltaTable.open(dir.toString(), Map.of(), options, ITEMS, true);
     }
