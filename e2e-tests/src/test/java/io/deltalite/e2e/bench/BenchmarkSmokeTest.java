@@ -16,7 +16,7 @@ class BenchmarkSmokeTest {
         BenchmarkRunner runner =
                 new BenchmarkRunner(dir, 1, 0.004)
                         .withoutSmallestHeap()
-                        .withVectorCommitLevels(0, 100);
+                        .withVectorCommitLevels(0, 20);
         BenchmarkSuite.runScenarios(
                 runner, List.of("memory", "spark", "floor", "amplification", "probe", "vectors"));
         String report = runner.report();
@@ -27,11 +27,11 @@ class BenchmarkSmokeTest {
                 .contains("temporally local (one file)")
                 .contains("5. Probe effectiveness")
                 .contains("7. Deletion vectors")
-                .contains("Scan after 100 checkpoints");
-        // After 100 checkpoints of corrections both readers still see every row of the table:
+                .contains("Scan after 20 checkpoints");
+        // After 20 checkpoints of corrections both readers still see every row of the table:
         // 8 files of 640,000 × 0.004 rows.
         assertThat(report)
-                .containsPattern("\\| 100 \\| [1-9]\\d* \\| [\\d,]+ \\| [\\d,]+ \\| 20,480 \\|");
+                .containsPattern("\\| 20 \\| [1-9]\\d* \\| [\\d,]+ \\| [\\d,]+ \\| 20,480 \\|");
         // The temporally-local probe found its one file: probed 8, rewrote 1.
         assertThat(report).containsPattern("\\| temporally local \\| 8 \\| 1 \\| 1 \\|");
     }
