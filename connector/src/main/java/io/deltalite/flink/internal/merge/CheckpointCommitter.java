@@ -124,7 +124,15 @@ public final class CheckpointCommitter {
                 throw e;
             }
             if (closesOwnLineage(checkpoint)) {
-                closeLineage(checkpoint);
+                try {
+                    closeLineage(checkpoint);
+                } catch (RuntimeException e) {
+                    // The checkpoint is committed; what is left is upkeep, left to VACUUM.
+                    LOG.warn(
+                            "Could not clean up the files of the finished job in {}: {}",
+                            table.location(),
+                            e.toString());
+                }
             }
             return outcome;
         } finally {

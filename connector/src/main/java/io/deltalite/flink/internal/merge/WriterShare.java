@@ -76,13 +76,28 @@ public final class WriterShare {
 
     /**
      * Whether this writer is the one among those sharing the partition that compacts the shared
-     * file {@code file}: the writer owning the key group its path hashes to — one writer per file,
-     * so that no two compact it in one checkpoint. The committer drops the compaction if another
-     * writer gives the file a vector in the same checkpoint.
+     * file {@code file}: the writer owning the key group its path hashes to (within the file's own
+     * range, when it has one of the same hashing) — one writer per file, so that no two compact it
+     * in one checkpoint. The committer drops the compaction if another writer gives the file a
+     * vector in the same checkpoint.
      */
     public boolean compactsShared(DataFile file) {
-        return keys != null
-                && keys.containsGroup(Math.floorMod(file.path().hashCode(), keys.groups()));
+        if (keys == null) {
+            return false;
+        }
+        int hash = file.path().hashCode();
+        KeyGroups range = KeyGroups.ofPath(file.path());
+        boolean sameHashing =
+                range != null
+                        && range.scheme().equals(keys.scheme())
+                        && range.groups() == keys.groups();
+        // A file of a range of the same hashing (written at another parallelism) is given to a
+        // group in its range: to one of the writers it is shared with, never one it is foreign to.
+        int group =
+                sameHashing
+                        ? range.first() + Math.floorMod(hash, range.last() - range.first() + 1)
+                        : Math.floorMod(hash, keys.groups());
+        return keys.containsGroup(group);
     }
 
     @Override

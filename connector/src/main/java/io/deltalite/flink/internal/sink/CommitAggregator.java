@@ -67,6 +67,9 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     /** Writer subtasks that sent their end-of-input results; they send nothing after. */
     private transient java.util.Set<Integer> finishedSubtasks;
 
+    /** The checkpoint of the latest end-of-input results received, 0 for none. */
+    private transient long lastEndingCheckpoint;
+
     private transient ListState<byte[]> state;
     private transient ListState<byte[]> finishedState;
 
@@ -108,6 +111,10 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
                         finishedSubtasks.add(subtask);
                     }
                 }
+                // Added later: the checkpoint of the last end-of-input result seen.
+                if (in.available() >= Long.BYTES && lineage.equals(ownAppId)) {
+                    lastEndingCheckpoint = Math.max(lastEndingCheckpoint, in.readLong());
+                }
             }
         }
     }
@@ -126,6 +133,12 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             }
         } else if (message instanceof CommittableWithLineage<WriteResult> result) {
             bucket.results.add(result.getCommittable());
+            if (result.getCommittable().endOfInput()) {
+                // With checkpoints, Flink sends a writer's last results with a checkpoint id
+                // (not as end of input): the writer says so itself.
+                finishedSubtasks.add(result.getSubtaskId());
+                lastEndingCheckpoint = Math.max(lastEndingCheckpoint, message.getCheckpointId());
+            }
         }
         emitCompleted();
     }
@@ -207,14 +220,16 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
                                 + result.appId());
             }
         }
-        if (appId == null || (results.isEmpty() && checkpointId != CommittableMessage.EOI)) {
-            return;
-        }
-        // With checkpoints, the inputs end in the last checkpoint: every writer says so in it.
-        long ended = bucket.results.stream().filter(WriteResult::endOfInput).count();
+        // The inputs end with the checkpoint that holds the last writer's last results (writers
+        // may end in different checkpoints); even an empty one goes out, to close the lineage.
         boolean endsInput =
                 checkpointId == CommittableMessage.EOI
-                        || (bucket.expectedSubtasks > 0 && ended == bucket.expectedSubtasks);
+                        || (bucket.expectedSubtasks > 0
+                                && finishedSubtasks.size() >= bucket.expectedSubtasks
+                                && checkpointId >= lastEndingCheckpoint);
+        if (appId == null || (results.isEmpty() && !endsInput)) {
+            return;
+        }
         output(checkpointId, new CheckpointResults(appId, checkpointId, results, endsInput));
     }
 
@@ -242,6 +257,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             for (int subtask : finishedSubtasks) {
                 out.writeInt(subtask);
             }
+            out.writeLong(lastEndingCheckpoint);
         }
         finishedState.update(List.of(finished.toByteArray()));
     }

@@ -50,6 +50,9 @@ final class DeltaLiteWriter
     /** The checkpoint id of the end-of-input results, once prepared. */
     private long endOfInputCheckpointId;
 
+    /** Whether prepareCommit ran for a checkpoint whose snapshotState has not come yet. */
+    private boolean preparedSinceSnapshot;
+
     DeltaLiteWriter(
             SinkConfig config, WriterInitContext context, Collection<WriterState> restored) {
         this.config = config;
@@ -129,8 +132,19 @@ final class DeltaLiteWriter
     public Collection<WriteResult> prepareCommit() {
         if (endOfInput) {
             // Flink 2 emits the end-of-input results as the checkpoint after the last one it
-            // prepared (SinkWriterOperator.endInput: lastKnownCheckpointId + 1).
+            // prepared (SinkWriterOperator.endInput: lastKnownCheckpointId + 1). That is ours only
+            // if every checkpoint it prepared reached snapshotState.
+            if (preparedSinceSnapshot) {
+                throw new IllegalStateException(
+                        "The writer of "
+                                + config.location()
+                                + " reached the end of its input right after a checkpoint it"
+                                + " prepared was abandoned, so it cannot tell the id of its last"
+                                + " results; it restarts from the last completed checkpoint.");
+            }
             endOfInputCheckpointId = lastCheckpointId + 1;
+        } else {
+            preparedSinceSnapshot = true;
         }
         List<PartitionWriteResult> results = merge.prepare();
         FaultInjection.at(FaultInjection.Point.PREPARED, config.location());
@@ -147,6 +161,7 @@ final class DeltaLiteWriter
         // After the end of the input, the last results went out with the end-of-input committable.
         merge.prepared(endOfInputCheckpointId > 0 ? endOfInputCheckpointId : checkpointId);
         lastCheckpointId = Math.max(lastCheckpointId, checkpointId);
+        preparedSinceSnapshot = false;
         return List.of(new WriterState(merge.pending()));
     }
 
