@@ -69,18 +69,9 @@ class DeltaLiteFailureITCase {
         int records = keys == HOT_KEYS ? 5_000 : 12_000;
         ChangeScript script = ChangeScript.generate(point.ordinal(), records, keys, 4, false);
         Path table = dir.resolve("t");
-        AtomicInteger failures = new AtomicInteger();
         // WRITE counts records (fail mid-way); the others count checkpoints (fail at the third).
-        long failAt = point == Point.WRITE ? records / 2 : 3;
-        FaultInjection.arm(
-                point,
-                (location, occurrence) -> {
-                    if (location.equals(table.toString())
-                            && occurrence == failAt
-                            && failures.getAndIncrement() == 0) {
-                        throw new RuntimeException("injected failure at " + point);
-                    }
-                });
+        AtomicInteger failures =
+                SinkJobs.failOnceAt(point, table, point == Point.WRITE ? records / 2 : 3);
 
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
         SinkJobs.sink(

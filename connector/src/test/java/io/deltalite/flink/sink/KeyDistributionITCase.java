@@ -121,17 +121,8 @@ class KeyDistributionITCase {
         int records = 5_000;
         ChangeScript script = ChangeScript.generate(100 + point.ordinal(), records, 700, 1, false);
         Path table = dir.resolve("t");
-        AtomicInteger failures = new AtomicInteger();
-        long failAt = point == Point.WRITE ? records / 2 : 3;
-        FaultInjection.arm(
-                point,
-                (location, occurrence) -> {
-                    if (location.equals(table.toString())
-                            && occurrence == failAt
-                            && failures.getAndIncrement() == 0) {
-                        throw new RuntimeException("injected failure at " + point);
-                    }
-                });
+        AtomicInteger failures =
+                SinkJobs.failOnceAt(point, table, point == Point.WRITE ? records / 2 : 3);
 
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
         SinkJobs.sink(

@@ -71,4 +71,28 @@ public final class SinkJobs {
     public static void sink(DataStream<RowData> changes, DeltaLiteSink sink, int parallelism) {
         changes.sinkTo(sink).setParallelism(parallelism).uid("deltalite").name("deltalite");
     }
+
+    /**
+     * Arms {@code point} to throw once, at its {@code failAt}-th occurrence for the table at {@code
+     * table} (records for {@code WRITE}, checkpoints for the others).
+     *
+     * @return how many failures were injected so far
+     */
+    public static java.util.concurrent.atomic.AtomicInteger failOnceAt(
+            io.deltalite.flink.internal.sink.FaultInjection.Point point,
+            java.nio.file.Path table,
+            long failAt) {
+        java.util.concurrent.atomic.AtomicInteger failures =
+                new java.util.concurrent.atomic.AtomicInteger();
+        io.deltalite.flink.internal.sink.FaultInjection.arm(
+                point,
+                (location, occurrence) -> {
+                    if (location.equals(table.toString())
+                            && occurrence == failAt
+                            && failures.getAndIncrement() == 0) {
+                        throw new RuntimeException("injected failure at " + point);
+                    }
+                });
+        return failures;
+    }
 }

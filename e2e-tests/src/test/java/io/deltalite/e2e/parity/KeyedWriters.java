@@ -11,9 +11,8 @@ import io.deltalite.flink.internal.merge.PartitionMerger;
 import io.deltalite.flink.internal.merge.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.WriterShare;
-import java.math.BigDecimal;
+import io.deltalite.flink.internal.sink.ColumnValuesKeySelector;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -77,15 +76,7 @@ final class KeyedWriters implements AutoCloseable {
     private MergeWriter writerOf(Object[] row) {
         StringBuilder key = new StringBuilder();
         for (int index : keyIndexes) {
-            Object value = row[index];
-            if (value instanceof BigDecimal decimal) {
-                key.append(decimal.stripTrailingZeros().toPlainString());
-            } else if (value instanceof byte[] bytes) {
-                key.append(HexFormat.of().formatHex(bytes));
-            } else {
-                key.append(value);
-            }
-            key.append('\u0001');
+            ColumnValuesKeySelector.appendValue(key, row[index]);
         }
         return writers.get(Math.floorMod(key.toString().hashCode(), writers.size()));
     }

@@ -16,7 +16,8 @@ import org.apache.flink.table.types.logical.RowType;
  * (an empty string and null, decimals of another scale) get the same key; for a primary key that
  * only routes a few more keys together.
  */
-final class ColumnValuesKeySelector implements KeySelector<RowData, String> {
+@org.apache.flink.annotation.Internal
+public final class ColumnValuesKeySelector implements KeySelector<RowData, String> {
     private static final long serialVersionUID = 1L;
 
     private final RowDataConverter.ValueReader[] readers;
@@ -63,19 +64,26 @@ final class ColumnValuesKeySelector implements KeySelector<RowData, String> {
         }
         StringBuilder key = new StringBuilder();
         for (RowDataConverter.ValueReader reader : readers) {
-            Object value = reader.read(row);
-            if (value == null || "".equals(value)) {
-                key.append('\u0000');
-            } else if (value instanceof BigDecimal decimal) {
-                key.append(decimal.stripTrailingZeros().toPlainString());
-            } else if (value instanceof byte[] bytes) {
-                // By content: an array's own string is its identity.
-                key.append(HexFormat.of().formatHex(bytes));
-            } else {
-                key.append(value);
-            }
-            key.append('\u0001');
+            appendValue(key, reader.read(row));
         }
         return key.toString();
+    }
+
+    /**
+     * Appends one column's value to a key's text, then a separator. Equal values give equal text:
+     * an empty string and null alike (Delta stores them as the same partition), decimals whatever
+     * their scale, binary by content (an array's own string is its identity).
+     */
+    public static void appendValue(StringBuilder key, Object value) {
+        if (value == null || "".equals(value)) {
+            key.append('\u0000');
+        } else if (value instanceof BigDecimal decimal) {
+            key.append(decimal.stripTrailingZeros().toPlainString());
+        } else if (value instanceof byte[] bytes) {
+            key.append(HexFormat.of().formatHex(bytes));
+        } else {
+            key.append(value);
+        }
+        key.append('\u0001');
     }
 }

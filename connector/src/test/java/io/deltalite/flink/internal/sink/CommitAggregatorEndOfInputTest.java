@@ -66,6 +66,16 @@ class CommitAggregatorEndOfInputTest {
                 UpsertStats.EMPTY);
     }
 
+    private static OneInputStreamOperatorTestHarness<
+                    CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+            aggregator() throws Exception {
+        OneInputStreamOperatorTestHarness<
+                        CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+                harness = new OneInputStreamOperatorTestHarness<>(new CommitAggregator(config()));
+        harness.open();
+        return harness;
+    }
+
     private static void send(
             OneInputStreamOperatorTestHarness<CommittableMessage<WriteResult>, ?> harness,
             int subtask,
@@ -101,8 +111,7 @@ class CommitAggregatorEndOfInputTest {
     void writersEndingInDifferentCheckpointsEndTheInputWithTheLastOfThem() throws Exception {
         try (OneInputStreamOperatorTestHarness<
                         CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
-                harness = new OneInputStreamOperatorTestHarness<>(new CommitAggregator(config()))) {
-            harness.open();
+                harness = aggregator()) {
             send(harness, 0, 5, new WriteResult(APP, List.of(result(1)), false));
             send(harness, 1, 5, new WriteResult(APP, List.of(result(2)), false));
             send(harness, 0, 6, new WriteResult(APP, List.of(result(3)), true));
@@ -125,8 +134,7 @@ class CommitAggregatorEndOfInputTest {
     void anEmptyLastCheckpointStillEndsTheInput() throws Exception {
         try (OneInputStreamOperatorTestHarness<
                         CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
-                harness = new OneInputStreamOperatorTestHarness<>(new CommitAggregator(config()))) {
-            harness.open();
+                harness = aggregator()) {
             send(harness, 0, 5, new WriteResult(APP, List.of(result(1)), false));
             send(harness, 1, 5, new WriteResult(APP, List.of(result(2)), false));
             send(harness, 0, 6, new WriteResult(APP, List.of(), true));
@@ -144,8 +152,7 @@ class CommitAggregatorEndOfInputTest {
     void aCheckpointWithSomeWritersStillRunningDoesNotEndTheInput() throws Exception {
         try (OneInputStreamOperatorTestHarness<
                         CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
-                harness = new OneInputStreamOperatorTestHarness<>(new CommitAggregator(config()))) {
-            harness.open();
+                harness = aggregator()) {
             send(harness, 0, 5, new WriteResult(APP, List.of(result(1)), true));
             send(harness, 1, 5, new WriteResult(APP, List.of(result(2)), false));
 
