@@ -55,7 +55,7 @@ import org.junit.jupiter.api.io.TempDir;
  * is committed once, and every data file no version references is one the README leaves to VACUUM
  * (noted in the journal of a job that did not finish).
  *
- * <p>In the default build it runs for {@code soak.seconds} = 60; the long run is
+ * <p>In the default build it runs for {@code soak.seconds} = 35; the long run is
  *
  * <pre>
  * mvn -B -ntp -pl connector test -Dtest=OperationalSoakITCase -Dsoak.seconds=600
@@ -94,7 +94,7 @@ class OperationalSoakITCase {
 
     @Test
     void randomOperationsLoseNothingDoubleNothingAndLeaveNothingBehind() throws Exception {
-        long seconds = Long.getLong("soak.seconds", 60);
+        long seconds = Long.getLong("soak.seconds", 35);
         int rate = 1_500;
         ChangeScript script =
                 ChangeScript.generate(1201, (int) (rate * seconds * 0.7), 4_000, 4, false);

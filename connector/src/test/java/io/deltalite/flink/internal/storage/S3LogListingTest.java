@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * S3 server, behind a proxy that notes every request.
  *
  * <p>The table's history is written on local disk (a commit to the S3 server in a test costs about
- * a second) and its log uploaded to the server at 50 and at 500 versions: a snapshot load reads
+ * a second) and its log uploaded to the server at 50 and at 250 versions: a snapshot load reads
  * only the log.
  */
 class S3LogListingTest {
@@ -54,30 +54,30 @@ class S3LogListingTest {
     }
 
     @Test
-    void aSnapshotLoadListsTheSameAt50And500Versions() throws IOException {
+    void aSnapshotLoadListsTheSameAt50And250Versions() throws IOException {
         String bucket = S3.server().createBucket();
         String table = "s3a://" + bucket + "/events";
         Map<String, String> hadoop = S3aSettings.forEndpoint(proxy.endpoint());
         MergeOptions options = MergeOptions.DEFAULTS.withCompaction(CompactionOptions.DISABLED);
         Listing at50;
-        Listing at500;
+        Listing at250;
         try (UpsertHarness harness =
                 UpsertHarness.open(local.toString(), S3UpsertHarness.ORDERS, options)) {
             commitUntil(harness, 50);
             at50 = snapshotLoad(bucket, table, hadoop);
-            commitUntil(harness, 500);
-            at500 = snapshotLoad(bucket, table, hadoop);
+            commitUntil(harness, 250);
+            at250 = snapshotLoad(bucket, table, hadoop);
         }
-        System.out.printf("snapshot load at 50 versions: %s; at 500: %s%n", at50, at500);
+        System.out.printf("snapshot load at 50 versions: %s; at 250: %s%n", at50, at250);
         assertThat(at50.version).isEqualTo(50);
-        assertThat(at500.version).isEqualTo(500);
+        assertThat(at250.version).isEqualTo(250);
         assertThat(at50.startAfter).as("every log listing starts after a key").isTrue();
-        assertThat(at500.startAfter).as("every log listing starts after a key").isTrue();
-        assertThat(at500.requests)
+        assertThat(at250.startAfter).as("every log listing starts after a key").isTrue();
+        assertThat(at250.requests)
                 .as("LIST requests of the log per snapshot load")
                 .isEqualTo(at50.requests);
         // What they return: the versions since the last log checkpoint, not the history.
-        assertThat(at500.bytes).isLessThan(at50.bytes * 2);
+        assertThat(at250.bytes).isLessThan(at50.bytes * 2);
     }
 
     private static void commitUntil(UpsertHarness harness, long version) {
