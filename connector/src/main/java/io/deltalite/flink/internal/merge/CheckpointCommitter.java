@@ -108,9 +108,7 @@ public final class CheckpointCommitter {
     public CommitOutcome commit(CheckpointResults checkpoint) {
         Map<PartitionValues, List<PartitionWriteResult>> current = byPartition(checkpoint);
         if (current.isEmpty()) {
-            if (closesOwnLineage(checkpoint)) {
-                closeLineage(checkpoint);
-            }
+            closeLineageIfEnded(checkpoint);
             return new CommitOutcome(
                     CommitOutcome.Status.NOTHING_TO_COMMIT, -1, UpsertStats.EMPTY, 0, 0);
         }
@@ -123,17 +121,7 @@ public final class CheckpointCommitter {
                 attempts.abandon();
                 throw e;
             }
-            if (closesOwnLineage(checkpoint)) {
-                try {
-                    closeLineage(checkpoint);
-                } catch (RuntimeException e) {
-                    // The checkpoint is committed; what is left is upkeep, left to VACUUM.
-                    LOG.warn(
-                            "Could not clean up the files of the finished job in {}: {}",
-                            table.location(),
-                            e.toString());
-                }
-            }
+            closeLineageIfEnded(checkpoint);
             return outcome;
         } finally {
             try {
@@ -147,8 +135,23 @@ public final class CheckpointCommitter {
         }
     }
 
-    private boolean closesOwnLineage(CheckpointResults checkpoint) {
-        return checkpoint.endsInput() && (ownAppId == null || ownAppId.equals(checkpoint.appId()));
+    /**
+     * After a checkpoint that ends the input of every writer of this job's lineage: cleans up what
+     * the lineage left, best effort — the checkpoint is resolved, what is left is upkeep (VACUUM's
+     * if this fails).
+     */
+    private void closeLineageIfEnded(CheckpointResults checkpoint) {
+        if (!checkpoint.endsInput() || (ownAppId != null && !ownAppId.equals(checkpoint.appId()))) {
+            return;
+        }
+        try {
+            closeLineage(checkpoint);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Could not clean up the files of the finished job in {}: {}",
+                    table.location(),
+                    e.toString());
+        }
     }
 
     /**
@@ -430,8 +433,9 @@ public final class CheckpointCommitter {
             }
         }
 
-        /** One partition merged again; its deletion vectors (if any) are in a file of its own. */
         /**
+         * One partition merged again; its deletion vectors (if any) are in a file of its own.
+         *
          * @param shared whether several writers share the partition: then files are marked, not
          *     rewritten where marking will do, so that the writers' next results still compose
          */
