@@ -70,6 +70,9 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     /** The checkpoint of the latest end-of-input results received, 0 for none. */
     private transient long lastEndingCheckpoint;
 
+    /** The number of writers when {@link #finishedSubtasks} was noted, -1 when unknown. */
+    private transient int finishedAtParallelism = -1;
+
     private transient ListState<byte[]> state;
     private transient ListState<byte[]> finishedState;
 
@@ -111,9 +114,11 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
                         finishedSubtasks.add(subtask);
                     }
                 }
-                // Added later: the checkpoint of the last end-of-input result seen.
-                if (in.available() >= Long.BYTES && lineage.equals(ownAppId)) {
+                // Added later: the checkpoint of the last end-of-input result seen, and the
+                // writers' parallelism then.
+                if (in.available() >= Long.BYTES + Integer.BYTES && lineage.equals(ownAppId)) {
                     lastEndingCheckpoint = Math.max(lastEndingCheckpoint, in.readLong());
+                    finishedAtParallelism = in.readInt();
                 }
             }
         }
@@ -126,6 +131,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         Bucket bucket = buckets.computeIfAbsent(message.getCheckpointId(), id -> new Bucket());
         if (message instanceof CommittableSummary<WriteResult> summary) {
             bucket.expectedSubtasks = summary.getNumberOfSubtasks();
+            forgetFinishedUnlessAt(summary.getNumberOfSubtasks());
             bucket.reported.add(summary.getSubtaskId());
             bucket.expectedResults += summary.getNumberOfCommittables();
             if (message.getCheckpointId() == CommittableMessage.EOI) {
@@ -141,6 +147,25 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             }
         }
         emitCompleted();
+    }
+
+    /**
+     * Forgets the writers known to have finished when the writers are now {@code parallelism}
+     * others: after a restore at another parallelism subtask numbers name other writers, and a
+     * writer that had finished may have been given input again.
+     */
+    private void forgetFinishedUnlessAt(int parallelism) {
+        if (finishedAtParallelism != parallelism) {
+            if (finishedAtParallelism > 0 && !finishedSubtasks.isEmpty()) {
+                LOG.info(
+                        "The sink's writers are {} now, were {}: forgetting which had finished.",
+                        parallelism,
+                        finishedAtParallelism);
+                finishedSubtasks.clear();
+                lastEndingCheckpoint = 0;
+            }
+            finishedAtParallelism = parallelism;
+        }
     }
 
     /** Emits, in order, every checkpoint up to the last complete one. */
@@ -258,6 +283,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
                 out.writeInt(subtask);
             }
             out.writeLong(lastEndingCheckpoint);
+            out.writeInt(finishedAtParallelism);
         }
         finishedState.update(List.of(finished.toByteArray()));
     }

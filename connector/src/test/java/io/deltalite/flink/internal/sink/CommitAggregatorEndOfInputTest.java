@@ -82,8 +82,18 @@ class CommitAggregatorEndOfInputTest {
             long checkpoint,
             WriteResult result)
             throws Exception {
+        send(harness, subtask, 2, checkpoint, result);
+    }
+
+    private static void send(
+            OneInputStreamOperatorTestHarness<CommittableMessage<WriteResult>, ?> harness,
+            int subtask,
+            int writers,
+            long checkpoint,
+            WriteResult result)
+            throws Exception {
         harness.processElement(
-                new StreamRecord<>(new CommittableSummary<>(subtask, 2, checkpoint, 1, 0)));
+                new StreamRecord<>(new CommittableSummary<>(subtask, writers, checkpoint, 1, 0)));
         harness.processElement(
                 new StreamRecord<>(new CommittableWithLineage<>(result, checkpoint, subtask)));
     }
@@ -157,6 +167,35 @@ class CommitAggregatorEndOfInputTest {
             send(harness, 1, 5, new WriteResult(APP, List.of(result(2)), false));
 
             assertThat(committables(harness))
+                    .singleElement()
+                    .satisfies(checkpoint -> assertThat(checkpoint.endsInput()).isFalse());
+        }
+    }
+
+    /**
+     * Writers 2 and 3 of four ended; then the writers are two (the job was restored at another
+     * parallelism, its aggregator keeping what it knew) and both run on: the two that had ended at
+     * four say nothing of the two running now, so no checkpoint ends the input — closing the
+     * lineage would delete what the running writers write.
+     */
+    @Test
+    void writersThatEndedAtAnotherParallelismDoNotEndTheInput() throws Exception {
+        try (OneInputStreamOperatorTestHarness<
+                        CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+                harness = aggregator()) {
+            for (int writer = 0; writer < 4; writer++) {
+                send(
+                        harness,
+                        writer,
+                        4,
+                        6,
+                        new WriteResult(APP, List.of(result(writer)), writer >= 2));
+            }
+            send(harness, 0, 2, 8, new WriteResult(APP, List.of(result(10)), false));
+            send(harness, 1, 2, 8, new WriteResult(APP, List.of(result(11)), false));
+
+            assertThat(committables(harness))
+                    .filteredOn(checkpoint -> checkpoint.checkpointId() == 8)
                     .singleElement()
                     .satisfies(checkpoint -> assertThat(checkpoint.endsInput()).isFalse());
         }
