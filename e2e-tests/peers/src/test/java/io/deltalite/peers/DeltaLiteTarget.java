@@ -1,0 +1,49 @@
+package io.deltalite.peers;
+
+import io.deltalite.flink.sink.DeltaLiteOptions;
+import io.deltalite.flink.sink.DeltaLiteSink;
+import io.deltalite.flink.sink.DeltaLiteSinkBuilder;
+import io.deltalite.flink.sink.WriteMode;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.table.data.RowData;
+
+/** deltalite with its defaults, in one write mode; the sink creates the table. */
+final class DeltaLiteTarget implements Target {
+    /** Commit times reported by the sink's listener (the mini cluster runs in this JVM). */
+    private static final Map<Long, Long> COMMITTED = new ConcurrentHashMap<>();
+
+    private final WriteMode mode;
+
+    DeltaLiteTarget(WriteMode mode) {
+        this.mode = mode;
+    }
+
+    @Override
+    public void create(Path table, boolean partitionedByDay) {}
+
+    @Override
+    public void sink(
+            DataStream<RowData> changes, Path table, boolean partitionedByDay, int parallelism) {
+        DeltaLiteSinkBuilder builder =
+                DeltaLiteSink.forTable(table.toString())
+                        .rowType(ROW_TYPE)
+                        .option(DeltaLiteOptions.WRITE_MODE, mode.toString())
+                        .commitListener(
+                                (checkpoint, stats, millis) ->
+                                        COMMITTED.put(checkpoint, System.currentTimeMillis()));
+        if (partitionedByDay) {
+            builder.primaryKey("day", "id").partitionKey("day");
+        } else {
+            builder.primaryKey("id");
+        }
+        changes.sinkTo(builder.build()).setParallelism(parallelism).name("deltalite");
+    }
+
+    @Override
+    public Map<Long, Long> commitTimes(Path table) {
+        return Map.copyOf(COMMITTED);
+    }
+}
