@@ -261,38 +261,20 @@ final class PeerBenchmarkRunner {
                         scale.parallelism(),
                         scale.checkpointMillis(),
                         scale.repetitions()));
-        if (scale.workloads().contains(Workload.CDC))
-            table(
-                    out,
-                    Workload.CDC,
-                    List.of(
-                            column("bulk load records/s", run -> rate(run.bulk())),
-                            column("CDC records/s", Run::recordsPerSecond),
-                            column("commits", run -> run.write().getLong("commits")),
-                            column("MiB written", run -> run.bytesWritten() / 1048576.0),
-                            column("files at end", run -> run.nativeRead().getLong("dataFiles")),
-                            column("delete files", run -> run.nativeRead().getLong("deleteFiles")),
-                            column("job peak RSS MiB", run -> mib(run.write())),
-                            column(
-                                    "scan ms (own reader)",
-                                    run -> run.nativeRead().getLong("scanMillis")),
-                            column("scan ms (Spark)", run -> sparkScan(run))));
-        if (scale.workloads().contains(Workload.LATE_CORRECTIONS))
-            table(
-                    out,
-                    Workload.LATE_CORRECTIONS,
-                    List.of(
-                            column("records/s", Run::recordsPerSecond),
-                            column("commits", run -> run.write().getLong("commits")),
-                            column("MiB written", run -> run.bytesWritten() / 1048576.0),
-                            column("files at end", run -> run.nativeRead().getLong("dataFiles")),
-                            column("delete files", run -> run.nativeRead().getLong("deleteFiles")),
-                            column("job peak RSS MiB", run -> mib(run.write())),
-                            column(
-                                    "scan ms (own reader)",
-                                    run -> run.nativeRead().getLong("scanMillis")),
-                            column("scan ms (Spark)", run -> sparkScan(run))));
-        if (scale.workloads().contains(Workload.FIXED_RATE))
+        if (scale.workloads().contains(Workload.CDC)) {
+            List<Column> columns = new ArrayList<>();
+            columns.add(column("bulk load records/s", run -> rate(run.bulk())));
+            columns.add(column("CDC records/s", Run::recordsPerSecond));
+            columns.addAll(writeAndReadColumns());
+            table(out, Workload.CDC, columns);
+        }
+        if (scale.workloads().contains(Workload.LATE_CORRECTIONS)) {
+            List<Column> columns = new ArrayList<>();
+            columns.add(column("records/s", Run::recordsPerSecond));
+            columns.addAll(writeAndReadColumns());
+            table(out, Workload.LATE_CORRECTIONS, columns);
+        }
+        if (scale.workloads().contains(Workload.FIXED_RATE)) {
             table(
                     out,
                     Workload.FIXED_RATE,
@@ -302,7 +284,20 @@ final class PeerBenchmarkRunner {
                             column("commit latency p50 ms", run -> latency(run, 50)),
                             column("commit latency p99 ms", run -> latency(run, 99)),
                             column("job peak RSS MiB", run -> mib(run.write()))));
+        }
         return out.toString();
+    }
+
+    /** What a write left behind and what reading it cost: workloads 1 and 2. */
+    private static List<Column> writeAndReadColumns() {
+        return List.of(
+                column("commits", run -> run.write().getLong("commits")),
+                column("MiB written", run -> run.bytesWritten() / 1048576.0),
+                column("files at end", run -> run.nativeRead().getLong("dataFiles")),
+                column("delete files", run -> run.nativeRead().getLong("deleteFiles")),
+                column("job peak RSS MiB", run -> mib(run.write())),
+                column("scan ms (own reader)", run -> run.nativeRead().getLong("scanMillis")),
+                column("scan ms (Spark)", run -> sparkScan(run)));
     }
 
     private record Column(String name, ToDoubleFunction<Run> value) {}
