@@ -1,0 +1,119 @@
+package io.deltalite.flink.internal.sink;
+
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.InputProjection;
+import io.deltalite.flink.internal.merge.TableSchema;
+import io.deltalite.flink.sink.Distribution;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.table.data.RowData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds the parts of the sink's operator graph for {@code DeltaLiteSink}: the keyBy (on partition
+ * values or on the primary key) before the writers, the writers, the parallelism-1 aggregator, the
+ * committer.
+ */
+@Internal
+public final class SinkTopology {
+    private static final Logger LOG = LoggerFactory.getLogger(SinkTopology.class);
+
+    private SinkTopology() {}
+
+    public static StatefulSinkWriter<RowData, WriterState> writer(
+            SinkConfig config, WriterInitContext context, Collection<WriterState> restored) {
+        FlinkVersionCheck.checkRunningFlink();
+        return new DeltaLiteWriter(config, context, restored);
+    }
+
+    public static Committer<CheckpointResults> committer(
+            SinkConfig config, CommitterInitContext context) {
+        FlinkVersionCheck.checkRunningFlink();
+        return new DeltaLiteCommitter(config, context);
+    }
+
+    /**
+     * Spreads the records over the writers as the sink's {@link Distribution} says: keyed by their
+     * partition values, so one writer owns each partition (for an existing table the sink did not
+     * declare partition columns for, the table's are used); or keyed by their primary key, so all
+     * changes of a key reach one writer; a table without a key is appended to by every writer.
+     */
+    public static DataStream<RowData> distribute(SinkConfig config, DataStream<RowData> input) {
+        if (config.distribution() == Distribution.KEY) {
+            List<String> primaryKey = config.definition().primaryKey();
+            return primaryKey.isEmpty() ? input.rebalance() : input.keyBy(keySelector(config));
+        }
+        List<String> partitionColumns =
+                config.tablePartitionColumns().orElse(config.definition().partitionColumns());
+        return input.keyBy(
+                new ColumnValuesKeySelector(config.rowType(), partitionColumns, "Partition"));
+    }
+
+    /** The key of a record when the sink is distributed by key. */
+    static ColumnValuesKeySelector keySelector(SinkConfig config) {
+        return new ColumnValuesKeySelector(
+                config.rowType(), config.definition().primaryKey(), "Primary-key");
+    }
+
+    /**
+     * Checks, when the job is built, the table properties and that the input fits a table that
+     * already exists: its features, partition columns, primary key and column types, or that the
+     * location can hold a new table. Errors name what differs. When the client cannot reach the
+     * storage, the writers check it when they start.
+     *
+     * @return the configuration, with the table's partition columns when the table was read
+     */
+    public static SinkConfig checkTable(SinkConfig config) {
+        FlinkVersionCheck.checkRunningFlink();
+        DeltaTable.checkTableProperties(config.definition().tableProperties(), config.location());
+        Optional<TableSchema> existing;
+        try {
+            existing =
+                    DeltaTable.existingSchema(
+                            config.location(), config.storage(), config.definition());
+        } catch (DeltaLiteException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Could not read the Delta table at {} while building the job ({}); its"
+                            + " schema is checked when the writers start, and all records go to"
+                            + " one writer unless partitionKey(...) is declared.",
+                    config.location(),
+                    e.toString());
+            return config;
+        }
+        existing.ifPresent(
+                schema ->
+                        InputProjection.plan(
+                                config.definition().columns(), schema, config.location()));
+        return config.withTablePartitionColumns(
+                existing.map(TableSchema::partitionColumns)
+                        .orElse(config.definition().partitionColumns()));
+    }
+
+    /** One committable per checkpoint, from a single aggregator, to the committer. */
+    public static DataStream<CommittableMessage<CheckpointResults>> aggregate(
+            SinkConfig config, DataStream<CommittableMessage<WriteResult>> writeResults) {
+        TypeInformation<CommittableMessage<CheckpointResults>> type =
+                CommittableMessageTypeInfo.of(Serializers.CommittableSerializer::new);
+        return writeResults
+                .global()
+                .transform("deltalite-commit-aggregator", type, new CommitAggregator(config))
+                .setParallelism(1)
+                .setMaxParallelism(1)
+                .global();
+    }
+}

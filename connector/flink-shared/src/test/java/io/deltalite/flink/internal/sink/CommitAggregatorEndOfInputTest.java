@@ -1,0 +1,210 @@
+package io.deltalite.flink.internal.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.compat.Committables;
+import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.ColumnStatistics;
+import io.deltalite.flink.internal.merge.DataFile;
+import io.deltalite.flink.internal.merge.DeletedKeys;
+import io.deltalite.flink.internal.merge.PartitionValues;
+import io.deltalite.flink.internal.merge.PartitionWriteResult;
+import io.deltalite.flink.sink.UpsertStats;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
+import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.junit.jupiter.api.Test;
+
+/**
+ * With checkpoints, Flink 2 sends a writer's last results with a checkpoint id (the one after the
+ * last it knew), never as "end of input": the aggregator must still find the checkpoint that ends
+ * every writer's input — the one of the last writer to end — so that the committer can close the
+ * job's lineage after it.
+ */
+class CommitAggregatorEndOfInputTest {
+    private static final String APP = "job-app";
+
+    private static SinkConfig config() {
+        return SinkConfig.create(
+                "file:/tmp/aggregator-table",
+                RowType.of(new LogicalType[] {new BigIntType(false)}, new String[] {"id"}),
+                List.of("id"),
+                List.of(),
+                null,
+                new Configuration(),
+                Map.of(),
+                Map.of(),
+                null);
+    }
+
+    private static PartitionWriteResult result(int n) {
+        DataFile file =
+                new DataFile(
+                        "file:/tmp/aggregator-table/" + n + ".parquet",
+                        100,
+                        1L,
+                        1,
+                        List.of(new ColumnStatistics(1L, 1L, 0)),
+                        null,
+                        "{\"numRecords\":1}");
+        return new PartitionWriteResult(
+                new PartitionValues(List.of()),
+                0,
+                "0:x",
+                List.of(),
+                List.of(file),
+                List.of(),
+                DeletedKeys.NONE,
+                UpsertStats.EMPTY);
+    }
+
+    private static OneInputStreamOperatorTestHarness<
+                    CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+            aggregator() throws Exception {
+        OneInputStreamOperatorTestHarness<
+                        CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+                harness = new OneInputStreamOperatorTestHarness<>(new CommitAggregator(config()));
+        // The harness copies what the operator emits with this serializer (the job's own).
+        harness.setup(
+                CommittableMessageTypeInfo.of(Serializers.CommittableSerializer::new)
+                        .createSerializer(new SerializerConfigImpl()));
+        harness.open();
+        return harness;
+    }
+
+    private static void send(
+            OneInputStreamOperatorTestHarness<CommittableMessage<WriteResult>, ?> harness,
+            int subtask,
+            long checkpoint,
+            WriteResult result)
+            throws Exception {
+        send(harness, subtask, 2, checkpoint, result);
+    }
+
+    private static void send(
+            OneInputStreamOperatorTestHarness<CommittableMessage<WriteResult>, ?> harness,
+            int subtask,
+            int writers,
+            long checkpoint,
+            WriteResult result)
+            throws Exception {
+        harness.processElement(
+                new StreamRecord<>(
+                        Committables.<WriteResult>summary(subtask, writers, checkpoint, 1)));
+        harness.processElement(
+                new StreamRecord<>(new CommittableWithLineage<>(result, checkpoint, subtask)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<CheckpointResults> committables(
+            OneInputStreamOperatorTestHarness<?, CommittableMessage<CheckpointResults>> harness) {
+        List<CheckpointResults> out = new ArrayList<>();
+        for (Object o : harness.getOutput()) {
+            if (o instanceof StreamRecord<?> record
+                    && record.getValue() instanceof CommittableWithLineage<?> withLineage) {
+                out.add((CheckpointResults) withLineage.getCommittable());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Writer 0 ends right after checkpoint 5 (its last results get id 6); writer 1 takes part in
+     * checkpoint 6 (the abort of 6 reached writer 0 first, or an unaligned barrier overtook writer
+     * 1's end of data) and ends with id 7. Checkpoint 7 goes out at once — writer 0 sends nothing
+     * more — and it, only it, ends the input.
+     */
+    @Test
+    void writersEndingInDifferentCheckpointsEndTheInputWithTheLastOfThem() throws Exception {
+        try (OneInputStreamOperatorTestHarness<
+                        CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+                harness = aggregator()) {
+            send(harness, 0, 5, new WriteResult(APP, List.of(result(1)), false));
+            send(harness, 1, 5, new WriteResult(APP, List.of(result(2)), false));
+            send(harness, 0, 6, new WriteResult(APP, List.of(result(3)), true));
+            send(harness, 1, 6, new WriteResult(APP, List.of(result(4)), false));
+            send(harness, 1, 7, new WriteResult(APP, List.of(result(5)), true));
+
+            List<CheckpointResults> out = committables(harness);
+            assertThat(out).extracting(CheckpointResults::checkpointId).containsExactly(5L, 6L, 7L);
+            assertThat(out)
+                    .extracting(CheckpointResults::endsInput)
+                    .containsExactly(false, false, true);
+        }
+    }
+
+    /**
+     * Both writers end in checkpoint 6 with nothing left to merge: their empty results still go out
+     * as a committable that ends the input.
+     */
+    @Test
+    void anEmptyLastCheckpointStillEndsTheInput() throws Exception {
+        try (OneInputStreamOperatorTestHarness<
+                        CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+                harness = aggregator()) {
+            send(harness, 0, 5, new WriteResult(APP, List.of(result(1)), false));
+            send(harness, 1, 5, new WriteResult(APP, List.of(result(2)), false));
+            send(harness, 0, 6, new WriteResult(APP, List.of(), true));
+            send(harness, 1, 6, new WriteResult(APP, List.of(), true));
+
+            List<CheckpointResults> out = committables(harness);
+            assertThat(out).extracting(CheckpointResults::checkpointId).containsExactly(5L, 6L);
+            assertThat(out.get(1).endsInput()).isTrue();
+            assertThat(out.get(1).results()).isEmpty();
+        }
+    }
+
+    /** A checkpoint in which only some writers ended does not end the input. */
+    @Test
+    void aCheckpointWithSomeWritersStillRunningDoesNotEndTheInput() throws Exception {
+        try (OneInputStreamOperatorTestHarness<
+                        CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+                harness = aggregator()) {
+            send(harness, 0, 5, new WriteResult(APP, List.of(result(1)), true));
+            send(harness, 1, 5, new WriteResult(APP, List.of(result(2)), false));
+
+            assertThat(committables(harness))
+                    .singleElement()
+                    .satisfies(checkpoint -> assertThat(checkpoint.endsInput()).isFalse());
+        }
+    }
+
+    /**
+     * Writers 2 and 3 of four ended; then the writers are two (the job was restored at another
+     * parallelism, its aggregator keeping what it knew) and both run on: the two that had ended at
+     * four say nothing of the two running now, so no checkpoint ends the input — closing the
+     * lineage would delete what the running writers write.
+     */
+    @Test
+    void writersThatEndedAtAnotherParallelismDoNotEndTheInput() throws Exception {
+        try (OneInputStreamOperatorTestHarness<
+                        CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+                harness = aggregator()) {
+            for (int writer = 0; writer < 4; writer++) {
+                send(
+                        harness,
+                        writer,
+                        4,
+                        6,
+                        new WriteResult(APP, List.of(result(writer)), writer >= 2));
+            }
+            send(harness, 0, 2, 8, new WriteResult(APP, List.of(result(10)), false));
+            send(harness, 1, 2, 8, new WriteResult(APP, List.of(result(11)), false));
+
+            assertThat(committables(harness))
+                    .filteredOn(checkpoint -> checkpoint.checkpointId() == 8)
+                    .singleElement()
+                    .satisfies(checkpoint -> assertThat(checkpoint.endsInput()).isFalse());
+        }
+    }
+}
