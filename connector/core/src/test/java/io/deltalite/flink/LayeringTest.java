@@ -5,11 +5,54 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The lines the code base keeps: the engine knows neither Flink nor Kernel, and so on. */
-class LayeringTest {
+/**
+ * The lines the core keeps: no Flink at all, Kernel only in internal.delta, S3 only in
+ * internal.storage. The Flink layer's own lines (and these, over the whole connector) are in {@code
+ * FlinkLayeringTest}.
+ */
+public class LayeringTest {
+    /** Used by {@code FlinkLayeringTest} too, over the whole connector. */
+    public static final ArchRule KERNEL_ONLY_IN_DELTA =
+            noClasses()
+                    .that()
+                    .resideOutsideOfPackage("io.deltalite.flink.internal.delta..")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage("io.delta.kernel..");
+
+    /** Used by {@code FlinkLayeringTest} too, over the whole connector. */
+    public static final ArchRule KERNEL_INTERNALS_IN_ONE_CLASS =
+            noClasses()
+                    .that()
+                    .doNotHaveFullyQualifiedName(
+                            "io.deltalite.flink.internal.delta.KernelInternals")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage(
+                            "io.delta.kernel.internal..", "io.delta.kernel.defaults.internal..");
+
+    /** Used by {@code FlinkLayeringTest} too, over the whole connector. */
+    public static final ArchRule S3_ONLY_IN_STORAGE =
+            noClasses()
+                    .that()
+                    .resideOutsideOfPackage("io.deltalite.flink.internal.storage..")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage("org.apache.hadoop.fs.s3a..", "software.amazon.awssdk..");
+
+    /** Used by {@code FlinkLayeringTest} too, over the whole connector. */
+    public static final ArchRule EXCEPTIONS_EXPOSE_NO_INTERNALS =
+            noClasses()
+                    .that()
+                    .resideInAnyPackage("io.deltalite.flink.exceptions..")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage("io.deltalite.flink.internal..");
+
     private static JavaClasses classes;
 
     @BeforeAll
@@ -20,11 +63,10 @@ class LayeringTest {
                         .importPackages("io.deltalite.flink");
     }
 
+    /** The module graph already keeps Flink out of the core; this says so where it is read. */
     @Test
-    void mergeEngineDoesNotDependOnFlink() {
+    void coreDoesNotDependOnFlink() {
         noClasses()
-                .that()
-                .resideInAPackage("io.deltalite.flink.internal.merge..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage("org.apache.flink..")
@@ -33,46 +75,21 @@ class LayeringTest {
 
     @Test
     void onlyTheDeltaPackageImportsKernel() {
-        noClasses()
-                .that()
-                .resideOutsideOfPackage("io.deltalite.flink.internal.delta..")
-                .should()
-                .dependOnClassesThat()
-                .resideInAnyPackage("io.delta.kernel..")
-                .check(classes);
+        KERNEL_ONLY_IN_DELTA.check(classes);
     }
 
     @Test
     void onlyKernelInternalsUsesKernelInternalApi() {
-        noClasses()
-                .that()
-                .doNotHaveFullyQualifiedName("io.deltalite.flink.internal.delta.KernelInternals")
-                .should()
-                .dependOnClassesThat()
-                .resideInAnyPackage(
-                        "io.delta.kernel.internal..", "io.delta.kernel.defaults.internal..")
-                .check(classes);
+        KERNEL_INTERNALS_IN_ONE_CLASS.check(classes);
     }
 
     @Test
     void onlyTheStoragePackageKnowsS3() {
-        noClasses()
-                .that()
-                .resideOutsideOfPackage("io.deltalite.flink.internal.storage..")
-                .should()
-                .dependOnClassesThat()
-                .resideInAnyPackage("org.apache.hadoop.fs.s3a..", "software.amazon.awssdk..")
-                .check(classes);
+        S3_ONLY_IN_STORAGE.check(classes);
     }
 
     @Test
     void publicApiDoesNotExposeInternals() {
-        noClasses()
-                .that()
-                .resideInAnyPackage("io.deltalite.flink.exceptions..")
-                .should()
-                .dependOnClassesThat()
-                .resideInAnyPackage("io.deltalite.flink.internal..")
-                .check(classes);
+        EXCEPTIONS_EXPOSE_NO_INTERNALS.check(classes);
     }
 }
