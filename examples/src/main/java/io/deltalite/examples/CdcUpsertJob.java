@@ -1,7 +1,9 @@
 package io.deltalite.examples;
 
 import io.deltalite.flink.sink.DeltaLiteSink;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
@@ -9,7 +11,6 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.util.ParameterTool;
 
 /**
  * The example's CDC upsert job — {@link OrderChanges} into a Delta table partitioned by day, keyed
@@ -64,23 +65,35 @@ public record CdcUpsertJob(
      * Parses {@code --table PATH [--orders N] [--rounds N] [--rate N] [--checkpoint-interval MS]}.
      */
     public static CdcUpsertJob fromArgs(String[] args) {
-        ParameterTool parameters = ParameterTool.fromArgs(args);
-        for (String name : parameters.toMap().keySet()) {
-            if (!ARGUMENTS.contains(name)) {
+        // Parsed here rather than with Flink's ParameterTool, whose package differs between the
+        // Flink lines the example is built for.
+        Map<String, String> parameters = new HashMap<>();
+        for (int i = 0; i < args.length; i += 2) {
+            String name = args[i].startsWith("--") ? args[i].substring(2) : null;
+            if (name == null || !ARGUMENTS.contains(name) || i + 1 == args.length) {
                 throw new IllegalArgumentException(
-                        "Unknown argument --"
-                                + name
+                        (name == null || ARGUMENTS.contains(name)
+                                        ? "Expected --name value pairs, got '" + args[i] + "'"
+                                        : "Unknown argument --" + name)
                                 + "; the job takes --"
                                 + String.join(", --", ARGUMENTS));
             }
+            parameters.put(name, args[i + 1]);
         }
         CdcUpsertJob defaults = withDefaults(parameters.get("table"), 100_000);
         return new CdcUpsertJob(
                 defaults.table(),
-                parameters.getInt("orders", defaults.orders()),
-                parameters.getInt("rounds", defaults.rounds()),
-                parameters.getInt("rate", defaults.recordsPerSecond()),
-                parameters.getLong("checkpoint-interval", defaults.checkpointIntervalMillis()));
+                Integer.parseInt(
+                        parameters.getOrDefault("orders", String.valueOf(defaults.orders()))),
+                Integer.parseInt(
+                        parameters.getOrDefault("rounds", String.valueOf(defaults.rounds()))),
+                Integer.parseInt(
+                        parameters.getOrDefault(
+                                "rate", String.valueOf(defaults.recordsPerSecond()))),
+                Long.parseLong(
+                        parameters.getOrDefault(
+                                "checkpoint-interval",
+                                String.valueOf(defaults.checkpointIntervalMillis()))));
     }
 
     public static void main(String[] args) throws Exception {

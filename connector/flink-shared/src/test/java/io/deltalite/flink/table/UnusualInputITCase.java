@@ -142,6 +142,10 @@ class UnusualInputITCase {
                         + " 'connector' = 'deltalite', 'path' = '"
                         + table
                         + "')");
+        // The rows were written by an earlier job: Flink 1.20's upsert materializer (which it
+        // would put here) knows nothing of them and would drop the update-before. deltalite needs
+        // no materializer; its users switch it off (README, "Flink 1.20").
+        tables.getConfig().set("table.exec.sink.upsert-materialize", "NONE");
         tables.executeSql("INSERT INTO undeclared SELECT * FROM moves").await();
 
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
