@@ -57,10 +57,14 @@ public class LayeringTest {
 
     @BeforeAll
     static void importClasses() {
-        classes =
-                new ClassFileImporter()
-                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                        .importPackages("io.deltalite.flink");
+        classes = deltaliteClasses();
+    }
+
+    /** deltalite's classes on the class path (the core here; the whole connector in a line). */
+    public static JavaClasses deltaliteClasses() {
+        return new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.deltalite.flink");
     }
 
     /** The module graph already keeps Flink out of the core; this says so where it is read. */

@@ -8,8 +8,6 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import io.deltalite.flink.internal.compat.SinkV2;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
@@ -28,10 +26,7 @@ class FlinkLayeringTest {
 
     @BeforeAll
     static void importClasses() {
-        classes =
-                new ClassFileImporter()
-                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                        .importPackages("io.deltalite.flink");
+        classes = LayeringTest.deltaliteClasses();
     }
 
     @Test

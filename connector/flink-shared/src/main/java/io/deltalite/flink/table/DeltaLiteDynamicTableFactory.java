@@ -4,7 +4,6 @@ import static io.deltalite.flink.table.DeltaLiteConnectorOptions.DELTA_PREFIX;
 import static io.deltalite.flink.table.DeltaLiteConnectorOptions.HADOOP_PREFIX;
 
 import io.deltalite.flink.exceptions.DeltaLiteException;
-import io.deltalite.flink.internal.compat.FlinkLine;
 import io.deltalite.flink.sink.DeltaLiteOptions;
 import io.deltalite.flink.sink.DeltaLiteSink;
 import io.deltalite.flink.sink.DeltaLiteSinkBuilder;
@@ -13,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
@@ -22,8 +20,6 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.logical.RowType;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The factory of {@code 'connector' = 'deltalite'} tables. A table with {@code PRIMARY KEY (...)
@@ -32,12 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 @PublicEvolving
 public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFactory {
-    private static final Logger LOG = LoggerFactory.getLogger(DeltaLiteDynamicTableFactory.class);
-
-    /** The planner's option (flink-table-api-java, not a dependency of the connector). */
-    private static final ConfigOption<String> UPSERT_MATERIALIZE =
-            ConfigOptions.key("table.exec.sink.upsert-materialize").stringType().noDefaultValue();
-
     public static final String IDENTIFIER = "deltalite";
 
     @Override
@@ -212,39 +202,12 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 sink.tablePartitionColumns()
                         .map(columns -> containsIgnoringCase(primaryKey, columns))
                         .orElse(false);
-        if (!primaryKey.isEmpty() && !keyContainsPartitionColumns) {
-            warnOfTheUpsertMaterializer(name, context.getConfiguration());
-        }
         return new DeltaLiteDynamicTableSink(
                 sink,
                 name,
                 !primaryKey.isEmpty(),
                 keyContainsPartitionColumns,
                 options.getOptional(DeltaLiteConnectorOptions.SINK_PARALLELISM).orElse(null));
-    }
-
-    /**
-     * A key that can move between partitions needs the update-before of its old row. On Flink 1.20
-     * the planner's upsert materializer may stand between the input and the sink and drop that
-     * update-before for a row this job has not seen (written by an earlier job or before a
-     * stateless restart): the old row would stay. deltalite merges by key itself and needs no
-     * materializer, so the user is told to switch it off.
-     */
-    private static void warnOfTheUpsertMaterializer(String table, ReadableConfig session) {
-        String materialize =
-                session.getOptional(UPSERT_MATERIALIZE).map(String::trim).orElse("AUTO");
-        if (FlinkLine.PLANNER_MAY_MATERIALIZE_UPSERTS && !materialize.equalsIgnoreCase("NONE")) {
-            LOG.warn(
-                    "Table {}: its primary key can move between partitions, and on this Flink line "
-                            + "the planner may put its upsert materializer before the sink "
-                            + "('table.exec.sink.upsert-materialize' = '{}'). Its state only knows "
-                            + "rows that passed through this job, so a key that moves away from a "
-                            + "row written earlier would keep that old row. Set "
-                            + "'table.exec.sink.upsert-materialize' = 'NONE': deltalite merges by "
-                            + "key itself.",
-                    table,
-                    materialize);
-        }
     }
 
     private static boolean containsIgnoringCase(List<String> key, List<String> columns) {

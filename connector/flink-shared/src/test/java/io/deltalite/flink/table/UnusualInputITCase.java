@@ -142,9 +142,10 @@ class UnusualInputITCase {
                         + " 'connector' = 'deltalite', 'path' = '"
                         + table
                         + "')");
-        // The rows were written by an earlier job: Flink 1.20's upsert materializer (which it
-        // would put here) knows nothing of them and would drop the update-before. deltalite needs
-        // no materializer; its users switch it off (README, "Flink 1.20").
+        // The rows were written by an earlier job. Flink 1.20's planner would put its upsert
+        // materializer here (the source has no key), and the materializer drops the update-before
+        // of a row it has not seen, so the old row would stay. An input ordered per key, as this
+        // one, needs no materializer (README, "Flink SQL and the upsert materializer").
         tables.getConfig().set("table.exec.sink.upsert-materialize", "NONE");
         tables.executeSql("INSERT INTO undeclared SELECT * FROM moves").await();
 

@@ -11,14 +11,6 @@ public final class FlinkLine {
     /** The Flink versions this line is built for, in words. */
     public static final String VERSIONS = "Flink 1.20 (built and tested with 1.20.3)";
 
-    /**
-     * Whether the SQL planner, by default, may put its upsert materializer before a sink that asks
-     * for update-befores. Flink 1.20 does, whenever the input's upsert key is not the sink's key
-     * ({@code table.exec.sink.upsert-materialize = AUTO}); the materializer only knows rows that
-     * passed through this job, so it drops the update-before of an older row.
-     */
-    public static final boolean PLANNER_MAY_MATERIALIZE_UPSERTS = true;
-
     private FlinkLine() {}
 
     /** Whether this artifact can run on Flink {@code major.minor}. */

@@ -11,12 +11,6 @@ public final class FlinkLine {
     /** The Flink versions this line is built for, in words. */
     public static final String VERSIONS = "Flink 2.x (built and tested with 2.3.0)";
 
-    /**
-     * Whether the SQL planner, by default, may put its upsert materializer before a sink that asks
-     * for update-befores. Flink 2.x does not.
-     */
-    public static final boolean PLANNER_MAY_MATERIALIZE_UPSERTS = false;
-
     private FlinkLine() {}
 
     /** Whether this artifact can run on Flink {@code major.minor}. */
