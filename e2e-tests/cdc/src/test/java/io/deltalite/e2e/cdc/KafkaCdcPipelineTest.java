@@ -1,0 +1,227 @@
+package io.deltalite.e2e.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.testing.Rows;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A database's change log on a real Kafka broker, in the shapes Debezium and Canal write, read by
+ * Flink SQL's {@code kafka} source and mirrored into a Delta table with {@code 'connector' =
+ * 'deltalite'}: the table ends equal to the database the test modelled, through a TaskManager
+ * failure in the middle of the stream.
+ */
+class KafkaCdcPipelineTest {
+    private static final Duration CONVERGE = Duration.ofMinutes(3);
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @TempDir static Path brokerDirectory;
+    private static KafkaBroker kafka;
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void startKafka() throws Exception {
+        kafka = KafkaBroker.start(brokerDirectory);
+    }
+
+    @AfterAll
+    static void stopKafka() throws Exception {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    /**
+     * Snapshot reads, inserts, updates (some moving a row to another day partition), deletes with
+     * their tombstones and primary-key changes; a TaskManager is killed after the first commits,
+     * while the second half of the changes is still to come.
+     */
+    @Test
+    void aDebeziumTopicIsMirroredThroughATaskManagerFailure(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        OrdersDatabase database = new OrdersDatabase(16);
+        String topic = "shop.public.orders";
+        kafka.createTopic(topic);
+        List<OrdersDatabase.Event> firstHalf = new ArrayList<>(database.snapshot(2_000));
+        firstHalf.addAll(database.changes(2_000));
+        kafka.send(topic, ChangeTopics.debezium(firstHalf));
+
+        Path table = dir.resolve("orders");
+        StreamTableEnvironment tables = tables();
+        createSource(tables, topic, "debezium-json", "'scan.startup.mode' = 'earliest-offset'");
+        createMirror(tables, table);
+        TableResult insert = tables.executeSql("INSERT INTO orders SELECT * FROM changes");
+        JobClient job = insert.getJobClient().orElseThrow();
+        try {
+            awaitCommits(table, 2);
+            cluster.terminateTaskManager(0).get();
+            cluster.startTaskManager();
+            kafka.send(topic, ChangeTopics.debezium(database.changes(2_000)));
+
+            awaitTable(table, database.rows());
+        } finally {
+            job.cancel().get();
+        }
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(Rows.sorted(database.rows()));
+    }
+
+    /** Canal's shape: string values, and an update carries only the old values it changed. */
+    @Test
+    void aCanalTopicIsMirrored() throws Exception {
+        OrdersDatabase database = new OrdersDatabase(17);
+        String topic = "canal.shop.orders";
+        kafka.createTopic(topic);
+        List<OrdersDatabase.Event> events = new ArrayList<>(database.snapshot(1_000));
+        events.addAll(database.changes(2_000));
+        kafka.send(topic, ChangeTopics.canal(events));
+
+        Path table = dir.resolve("orders");
+        StreamTableEnvironment tables = tables();
+        createSource(
+                tables,
+                topic,
+                "canal-json",
+                "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'");
+        createMirror(tables, table);
+        tables.executeSql("INSERT INTO orders SELECT * FROM changes").await();
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(Rows.sorted(database.rows()));
+    }
+
+    /**
+     * An update without its before image (PostgreSQL's replica identity DEFAULT) cannot say which
+     * partition the old row is in: Flink's debezium-json format fails the job, saying to set
+     * REPLICA IDENTITY FULL, and the table keeps only what was committed before.
+     */
+    @Test
+    void anUpdateWithoutItsBeforeImageFailsTheJobAndCommitsNothingOfIt() throws Exception {
+        OrdersDatabase database = new OrdersDatabase(18);
+        String topic = "shop.public.orders_default_identity";
+        kafka.createTopic(topic);
+        List<OrdersDatabase.Event> snapshot = database.snapshot(100);
+        List<KafkaBroker.Record> records = new ArrayList<>(ChangeTopics.debezium(snapshot));
+        OrdersDatabase.Order changed = ((OrdersDatabase.Read) snapshot.get(0)).row();
+        records.add(
+                ChangeTopics.debeziumUpdateWithoutBefore(
+                        new OrdersDatabase.Order(changed.id(), "2024-06-04", -1, "no-before")));
+        kafka.send(topic, records);
+
+        Path table = dir.resolve("orders");
+        StreamTableEnvironment tables = tables(0);
+        createSource(
+                tables,
+                topic,
+                "debezium-json",
+                "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'");
+        createMirror(tables, table);
+
+        assertThatThrownBy(
+                        () -> tables.executeSql("INSERT INTO orders SELECT * FROM changes").await())
+                .hasStackTraceContaining("REPLICA IDENTITY");
+        if (Files.exists(table.resolve("_delta_log"))) {
+            assertThat(KernelTableReader.readAll(table.toString()))
+                    .noneMatch(row -> "no-before".equals(row[3]));
+        }
+    }
+
+    private static StreamTableEnvironment tables() {
+        return tables(10);
+    }
+
+    private static StreamTableEnvironment tables(int restarts) {
+        Configuration configuration = new Configuration();
+        configuration.set(
+                RestartStrategyOptions.RESTART_STRATEGY, restarts == 0 ? "none" : "fixed-delay");
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
+        configuration.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.enableCheckpointing(500);
+        env.setParallelism(2);
+        return StreamTableEnvironment.create(env);
+    }
+
+    private static void createSource(
+            StreamTableEnvironment tables, String topic, String format, String scanOptions) {
+        tables.executeSql(
+                "CREATE TABLE changes (id BIGINT, `day` STRING, amount INT, note STRING,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                        + " 'connector' = 'kafka', 'topic' = '"
+                        + topic
+                        + "', 'properties.bootstrap.servers' = '"
+                        + kafka.bootstrapServers()
+                        + "', 'properties.group.id' = 'deltalite-mirror', "
+                        + scanOptions
+                        + ", 'format' = '"
+                        + format
+                        + "')");
+    }
+
+    private static void createMirror(StreamTableEnvironment tables, Path table) {
+        tables.executeSql(
+                "CREATE TABLE orders (id BIGINT, `day` STRING, amount INT, note STRING,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
+                        + " 'connector' = 'deltalite', 'path' = '"
+                        + table
+                        + "')");
+    }
+
+    private static void awaitCommits(Path table, long commits) throws InterruptedException {
+        long deadline = System.nanoTime() + CONVERGE.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(table.resolve("_delta_log"))
+                    && KernelTableReader.latestVersion(table.toString()) + 1 >= commits) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("The job made no " + commits + " commits in " + CONVERGE);
+    }
+
+    private static void awaitTable(Path table, List<Object[]> expected)
+            throws InterruptedException {
+        List<String> sorted = Rows.sorted(expected);
+        long deadline = System.nanoTime() + CONVERGE.toNanos();
+        List<String> actual = List.of();
+        while (System.nanoTime() < deadline) {
+            actual = Rows.sorted(KernelTableReader.readAll(table.toString()));
+            if (actual.equals(sorted)) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        assertThat(actual).as("the table after %s", CONVERGE).isEqualTo(sorted);
+    }
+}
