@@ -16,6 +16,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
@@ -93,6 +94,51 @@ class KafkaCdcPipelineTest {
         }
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
                 .isEqualTo(Rows.sorted(database.rows()));
+    }
+
+    /**
+     * One job mirrors three source tables into three Delta tables: a sink per table, in one
+     * statement set, each committing its own checkpoints (one partitioned by day, two not).
+     */
+    @Test
+    void oneJobMirrorsThreeTablesIntoThreeDeltaTables() throws Exception {
+        String[] regions = {"eu", "us", "apac"};
+        List<OrdersDatabase> databases = new ArrayList<>();
+        StreamTableEnvironment tables = tables();
+        StatementSet inserts = tables.createStatementSet();
+        for (int i = 0; i < regions.length; i++) {
+            OrdersDatabase database = new OrdersDatabase(100 + i);
+            databases.add(database);
+            String topic = "shop.public.orders_" + regions[i];
+            kafka.createTopic(topic);
+            List<OrdersDatabase.Event> events = new ArrayList<>(database.snapshot(500));
+            events.addAll(database.changes(1_000));
+            kafka.send(topic, ChangeTopics.debezium(events));
+            tables.executeSql(
+                    sourceDdl(
+                            "changes_" + regions[i],
+                            topic,
+                            "debezium-json",
+                            "'scan.startup.mode' = 'earliest-offset',"
+                                    + " 'scan.bounded.mode' = 'latest-offset'"));
+            tables.executeSql(
+                    mirrorDdl(
+                            "orders_" + regions[i],
+                            dir.resolve("orders_" + regions[i]),
+                            i == 0 ? "PARTITIONED BY (`day`)" : ""));
+            inserts.addInsertSql(
+                    "INSERT INTO orders_" + regions[i] + " SELECT * FROM changes_" + regions[i]);
+        }
+        inserts.execute().await();
+
+        for (int i = 0; i < regions.length; i++) {
+            assertThat(
+                            Rows.sorted(
+                                    KernelTableReader.readAll(
+                                            dir.resolve("orders_" + regions[i]).toString())))
+                    .as(regions[i])
+                    .isEqualTo(Rows.sorted(databases.get(i).rows()));
+        }
     }
 
     /** Canal's shape: string values, and an update carries only the old values it changed. */
@@ -175,27 +221,38 @@ class KafkaCdcPipelineTest {
 
     private static void createSource(
             StreamTableEnvironment tables, String topic, String format, String scanOptions) {
-        tables.executeSql(
-                "CREATE TABLE changes (id BIGINT, `day` STRING, amount INT, note STRING,"
-                        + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
-                        + " 'connector' = 'kafka', 'topic' = '"
-                        + topic
-                        + "', 'properties.bootstrap.servers' = '"
-                        + kafka.bootstrapServers()
-                        + "', 'properties.group.id' = 'deltalite-mirror', "
-                        + scanOptions
-                        + ", 'format' = '"
-                        + format
-                        + "')");
+        tables.executeSql(sourceDdl("changes", topic, format, scanOptions));
     }
 
     private static void createMirror(StreamTableEnvironment tables, Path table) {
-        tables.executeSql(
-                "CREATE TABLE orders (id BIGINT, `day` STRING, amount INT, note STRING,"
-                        + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
-                        + " 'connector' = 'deltalite', 'path' = '"
-                        + table
-                        + "')");
+        tables.executeSql(mirrorDdl("orders", table, "PARTITIONED BY (`day`)"));
+    }
+
+    private static String sourceDdl(String name, String topic, String format, String scanOptions) {
+        return "CREATE TABLE "
+                + name
+                + " (id BIGINT, `day` STRING, amount INT, note STRING,"
+                + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                + " 'connector' = 'kafka', 'topic' = '"
+                + topic
+                + "', 'properties.bootstrap.servers' = '"
+                + kafka.bootstrapServers()
+                + "', 'properties.group.id' = 'deltalite-mirror', "
+                + scanOptions
+                + ", 'format' = '"
+                + format
+                + "')";
+    }
+
+    private static String mirrorDdl(String name, Path table, String partitioning) {
+        return "CREATE TABLE "
+                + name
+                + " (id BIGINT, `day` STRING, amount INT, note STRING,"
+                + " PRIMARY KEY (id) NOT ENFORCED) "
+                + partitioning
+                + " WITH ('connector' = 'deltalite', 'path' = '"
+                + table
+                + "')";
     }
 
     private static void awaitCommits(Path table, long commits) throws InterruptedException {
