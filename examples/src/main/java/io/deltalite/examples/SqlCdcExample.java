@@ -94,7 +94,7 @@ public final class SqlCdcExample {
         return statements;
     }
 
-    private static InputStream resource(String name) {
+    static InputStream resource(String name) {
         InputStream in = SqlCdcExample.class.getClassLoader().getResourceAsStream(name);
         if (in == null) {
             throw new IllegalStateException("missing resource " + name);
@@ -102,7 +102,7 @@ public final class SqlCdcExample {
         return in;
     }
 
-    private static void deleteLocalTable(String table) {
+    static void deleteLocalTable(String table) {
         Path path = Paths.get(table);
         if (!Files.exists(path)) {
             return;
