@@ -84,8 +84,11 @@ class KafkaCdcPipelineTest {
         JobClient job = insert.getJobClient().orElseThrow();
         try {
             awaitCommits(table, 2);
-            cluster.terminateTaskManager(0).get();
+            // Both TaskManagers the job runs on die; two fresh ones take over.
             cluster.startTaskManager();
+            cluster.startTaskManager();
+            cluster.terminateTaskManager(0).get();
+            cluster.terminateTaskManager(1).get();
             kafka.send(topic, ChangeTopics.debezium(database.changes(2_000)));
 
             awaitTable(table, database.rows());

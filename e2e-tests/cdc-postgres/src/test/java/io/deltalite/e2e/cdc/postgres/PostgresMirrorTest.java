@@ -1,0 +1,268 @@
+package io.deltalite.e2e.cdc.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.testing.Rows;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * "Mirror a PostgreSQL table into Delta": a real PostgreSQL server with {@code wal_level=logical},
+ * a table snapshotted by Flink CDC's {@code postgres-cdc} source and then changed by SQL
+ * transactions (inserts, updates that move rows between day partitions, deletes, primary-key
+ * changes) while the job streams, its TaskManagers killed in the middle; at the end the Delta table
+ * equals {@code SELECT * FROM} the database table, row by row.
+ */
+class PostgresMirrorTest {
+    /** Rows of the snapshot: thousands in the build, a million with -Dcdc.rows=1000000. */
+    private static final int ROWS = Integer.getInteger("cdc.rows", 5_000);
+
+    private static final int TRANSACTIONS = Integer.getInteger("cdc.transactions", 300);
+    private static final Duration CONVERGE = Duration.ofMinutes(5);
+    private static final String[] DAYS = {"2024-06-01", "2024-06-02", "2024-06-03", "2024-06-04"};
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private static EmbeddedPostgres postgres;
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void startPostgres() throws Exception {
+        postgres =
+                EmbeddedPostgres.builder()
+                        .setServerConfig("wal_level", "logical")
+                        .setServerConfig("max_replication_slots", "8")
+                        .setServerConfig("max_wal_senders", "8")
+                        .start();
+    }
+
+    @AfterAll
+    static void stopPostgres() throws Exception {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @Test
+    void aPostgresTableIsMirroredThroughTaskManagerFailures(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement()) {
+            sql.execute(
+                    "CREATE TABLE orders (id BIGINT PRIMARY KEY, day TEXT NOT NULL, amount INT,"
+                            + " note TEXT)");
+            // Updates and deletes carry their whole before image (see the README).
+            sql.execute("ALTER TABLE orders REPLICA IDENTITY FULL");
+            sql.execute(
+                    "INSERT INTO orders SELECT i, '2024-06-0' || (1 + i % 4), (i * 7919) % 100000,"
+                            + " 'snapshot-' || i FROM generate_series(1, "
+                            + ROWS
+                            + ") AS i");
+        }
+
+        Path table = dir.resolve("orders");
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(
+                "CREATE TABLE orders_cdc (id BIGINT, `day` STRING, amount INT, note STRING,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                        + " 'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'port' = '"
+                        + postgres.getPort()
+                        + "', 'username' = 'postgres', 'password' = 'postgres',"
+                        + " 'database-name' = 'postgres', 'schema-name' = 'public',"
+                        + " 'table-name' = 'orders', 'slot.name' = 'deltalite_orders',"
+                        + " 'decoding.plugin.name' = 'pgoutput',"
+                        + " 'scan.incremental.snapshot.enabled' = 'true',"
+                        + " 'scan.incremental.snapshot.chunk.size' = '1000')");
+        tables.executeSql(
+                "CREATE TABLE orders (id BIGINT, `day` STRING, amount INT, note STRING,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
+                        + " 'connector' = 'deltalite', 'path' = '"
+                        + table
+                        + "')");
+        JobClient job =
+                tables.executeSql("INSERT INTO orders SELECT * FROM orders_cdc")
+                        .getJobClient()
+                        .orElseThrow();
+        AtomicBoolean killed = new AtomicBoolean();
+        try {
+            awaitCommits(table, 1);
+            CompletableFuture<Void> writes =
+                    CompletableFuture.runAsync(
+                            () -> runTransactions(TRANSACTIONS, () -> kill(cluster, killed)));
+            writes.get();
+            assertThat(killed).as("the TaskManagers were killed mid-run").isTrue();
+
+            awaitTable(table, databaseRows());
+        } finally {
+            job.cancel().get();
+        }
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(Rows.sorted(databaseRows()));
+    }
+
+    /**
+     * SQL transactions of a few statements each, the way an application changes the table; half way
+     * through, {@code midway} runs (the test kills a TaskManager there).
+     */
+    private static void runTransactions(int count, Runnable midway) {
+        Random random = new Random(42);
+        long nextId = ROWS + 1;
+        try (Connection db = postgres.getPostgresDatabase().getConnection()) {
+            db.setAutoCommit(false);
+            try (Statement sql = db.createStatement()) {
+                for (int t = 0; t < count; t++) {
+                    if (t == count / 2) {
+                        midway.run();
+                    }
+                    for (int s = 0; s < 4; s++) {
+                        long id = 1 + random.nextInt((int) nextId - 1);
+                        switch (random.nextInt(10)) {
+                            case 0, 1 ->
+                                    sql.executeUpdate(
+                                            "INSERT INTO orders VALUES ("
+                                                    + nextId++
+                                                    + ", '"
+                                                    + DAYS[random.nextInt(DAYS.length)]
+                                                    + "', "
+                                                    + random.nextInt(100_000)
+                                                    + ", 'inserted-"
+                                                    + t
+                                                    + "')");
+                            case 2, 3, 4 ->
+                                    sql.executeUpdate(
+                                            "UPDATE orders SET amount = amount + 1, note = 'updated-"
+                                                    + t
+                                                    + "' WHERE id = "
+                                                    + id);
+                            case 5, 6 ->
+                                    sql.executeUpdate(
+                                            "UPDATE orders SET day = '"
+                                                    + DAYS[random.nextInt(DAYS.length)]
+                                                    + "', note = 'moved-"
+                                                    + t
+                                                    + "' WHERE id = "
+                                                    + id);
+                            case 7, 8 -> sql.executeUpdate("DELETE FROM orders WHERE id = " + id);
+                            default ->
+                                    sql.executeUpdate(
+                                            "UPDATE orders SET id = "
+                                                    + nextId++
+                                                    + ", note = 'rekeyed-"
+                                                    + t
+                                                    + "' WHERE id = "
+                                                    + id);
+                        }
+                    }
+                    db.commit();
+                    Thread.sleep(5);
+                }
+            }
+        } catch (SQLException | InterruptedException e) {
+            throw new IllegalStateException("changing the PostgreSQL table failed", e);
+        }
+    }
+
+    private static void kill(MiniCluster cluster, AtomicBoolean killed) {
+        try {
+            // Both TaskManagers the job runs on die; two fresh ones take over.
+            cluster.startTaskManager();
+            cluster.startTaskManager();
+            cluster.terminateTaskManager(0).get();
+            cluster.terminateTaskManager(1).get();
+            killed.set(true);
+        } catch (Exception e) {
+            throw new IllegalStateException("killing a TaskManager failed", e);
+        }
+    }
+
+    private static List<Object[]> databaseRows() throws SQLException {
+        List<Object[]> rows = new ArrayList<>();
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement();
+                ResultSet result = sql.executeQuery("SELECT id, day, amount, note FROM orders")) {
+            while (result.next()) {
+                rows.add(
+                        new Object[] {
+                            result.getLong(1),
+                            result.getString(2),
+                            (Integer) result.getObject(3),
+                            result.getString(4)
+                        });
+            }
+        }
+        return rows;
+    }
+
+    private static StreamTableEnvironment tables() {
+        Configuration configuration = new Configuration();
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
+        configuration.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(configuration);
+        env.enableCheckpointing(1_000);
+        env.setParallelism(2);
+        return StreamTableEnvironment.create(env);
+    }
+
+    private static void awaitCommits(Path table, long commits) throws InterruptedException {
+        long deadline = System.nanoTime() + CONVERGE.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(table.resolve("_delta_log"))
+                    && KernelTableReader.latestVersion(table.toString()) >= commits) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("The job made no " + commits + " commit(s) in " + CONVERGE);
+    }
+
+    private static void awaitTable(Path table, List<Object[]> expected)
+            throws InterruptedException {
+        List<String> sorted = Rows.sorted(expected);
+        long deadline = System.nanoTime() + CONVERGE.toNanos();
+        List<String> actual = List.of();
+        while (System.nanoTime() < deadline) {
+            actual = Rows.sorted(KernelTableReader.readAll(table.toString()));
+            if (actual.equals(sorted)) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        assertThat(actual).as("the table after %s", CONVERGE).isEqualTo(sorted);
+    }
+}
