@@ -1,0 +1,108 @@
+package io.deltalite.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The README's PostgreSQL example against a real PostgreSQL server. */
+class PostgresMirrorExampleTest {
+    @TempDir Path dir;
+
+    @Test
+    void theExampleMirrorsTheSnapshotAndTheChangesAfterIt() throws Exception {
+        try (EmbeddedPostgres postgres =
+                EmbeddedPostgres.builder().setServerConfig("wal_level", "logical").start()) {
+            try (Connection db = postgres.getPostgresDatabase().getConnection();
+                    Statement sql = db.createStatement()) {
+                sql.execute(
+                        "CREATE TABLE orders (id BIGINT PRIMARY KEY, day TEXT, amount INT, note TEXT)");
+                sql.execute("ALTER TABLE orders REPLICA IDENTITY FULL");
+                sql.execute(
+                        "INSERT INTO orders SELECT i, '2024-06-0' || (1 + i % 3), i, 'created'"
+                                + " FROM generate_series(1, 200) AS i");
+            }
+            Path table = dir.resolve("orders");
+            JobClient job =
+                    PostgresMirrorExample.start(
+                            Map.of(
+                                    "hostname", "localhost",
+                                    "port", String.valueOf(postgres.getPort()),
+                                    "database", "postgres",
+                                    "user", "postgres",
+                                    "password", "postgres",
+                                    "path", table.toString()));
+            try {
+                awaitRows(table, 200);
+                try (Connection db = postgres.getPostgresDatabase().getConnection();
+                        Statement sql = db.createStatement()) {
+                    sql.execute(
+                            "UPDATE orders SET day = '2024-06-09', note = 'moved' WHERE id <= 10");
+                    sql.execute("DELETE FROM orders WHERE id > 190");
+                    sql.execute("INSERT INTO orders VALUES (500, '2024-06-09', 5, 'new')");
+                }
+                awaitRows(table, 191);
+                long deadline = System.nanoTime() + 120_000_000_000L;
+                while (!sorted(TableReadBack.readRows(table.toString()))
+                                .equals(sorted(databaseRows(postgres)))
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(300);
+                }
+            } finally {
+                job.cancel().get();
+            }
+            assertThat(sorted(TableReadBack.readRows(table.toString())))
+                    .isEqualTo(sorted(databaseRows(postgres)));
+        }
+    }
+
+    @Test
+    void argumentsAreNamePairs() {
+        assertThat(PostgresMirrorExample.parse(new String[] {"--hostname h --port 1 --path /t"}))
+                .containsEntry("hostname", "h")
+                .containsEntry("port", "1")
+                .containsEntry("path", "/t");
+    }
+
+    private static void awaitRows(Path table, int rows) throws Exception {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (table.resolve("_delta_log").toFile().isDirectory()
+                    && TableReadBack.readRows(table.toString()).size() == rows) {
+                return;
+            }
+            Thread.sleep(300);
+        }
+    }
+
+    private static List<Object[]> databaseRows(EmbeddedPostgres postgres) throws Exception {
+        List<Object[]> rows = new ArrayList<>();
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement();
+                ResultSet result = sql.executeQuery("SELECT id, day, amount, note FROM orders")) {
+            while (result.next()) {
+                rows.add(
+                        new Object[] {
+                            result.getLong(1),
+                            result.getString(2),
+                            result.getInt(3),
+                            result.getString(4)
+                        });
+            }
+        }
+        return rows;
+    }
+
+    private static List<String> sorted(List<Object[]> rows) {
+        return rows.stream().map(java.util.Arrays::toString).sorted().toList();
+    }
+}
