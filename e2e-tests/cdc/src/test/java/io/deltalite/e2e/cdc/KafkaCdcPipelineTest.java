@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.TableWaits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,7 +84,7 @@ class KafkaCdcPipelineTest {
         TableResult insert = tables.executeSql("INSERT INTO orders SELECT * FROM changes");
         JobClient job = insert.getJobClient().orElseThrow();
         try {
-            awaitCommits(table, 2);
+            TableWaits.awaitCommits(table, 1, CONVERGE);
             // Both TaskManagers the job runs on die; two fresh ones take over.
             cluster.startTaskManager();
             cluster.startTaskManager();
@@ -91,7 +92,7 @@ class KafkaCdcPipelineTest {
             cluster.terminateTaskManager(1).get();
             kafka.send(topic, ChangeTopics.debezium(database.changes(2_000)));
 
-            awaitTable(table, database.rows());
+            TableWaits.awaitRows(table, database.rows(), CONVERGE);
         } finally {
             job.cancel().get();
         }
@@ -256,32 +257,5 @@ class KafkaCdcPipelineTest {
                 + " WITH ('connector' = 'deltalite', 'path' = '"
                 + table
                 + "')";
-    }
-
-    private static void awaitCommits(Path table, long commits) throws InterruptedException {
-        long deadline = System.nanoTime() + CONVERGE.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(table.resolve("_delta_log"))
-                    && KernelTableReader.latestVersion(table.toString()) + 1 >= commits) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("The job made no " + commits + " commits in " + CONVERGE);
-    }
-
-    private static void awaitTable(Path table, List<Object[]> expected)
-            throws InterruptedException {
-        List<String> sorted = Rows.sorted(expected);
-        long deadline = System.nanoTime() + CONVERGE.toNanos();
-        List<String> actual = List.of();
-        while (System.nanoTime() < deadline) {
-            actual = Rows.sorted(KernelTableReader.readAll(table.toString()));
-            if (actual.equals(sorted)) {
-                return;
-            }
-            Thread.sleep(500);
-        }
-        assertThat(actual).as("the table after %s", CONVERGE).isEqualTo(sorted);
     }
 }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.TableWaits;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -118,14 +118,14 @@ class PostgresMirrorTest {
                         .orElseThrow();
         AtomicBoolean killed = new AtomicBoolean();
         try {
-            awaitCommits(table, 1);
+            TableWaits.awaitCommits(table, 1, CONVERGE);
             CompletableFuture<Void> writes =
                     CompletableFuture.runAsync(
                             () -> runTransactions(TRANSACTIONS, () -> kill(cluster, killed)));
             writes.get();
             assertThat(killed).as("the TaskManagers were killed mid-run").isTrue();
 
-            awaitTable(table, databaseRows());
+            TableWaits.awaitRows(table, databaseRows(), CONVERGE);
         } finally {
             job.cancel().get();
         }
@@ -237,32 +237,5 @@ class PostgresMirrorTest {
         env.enableCheckpointing(1_000);
         env.setParallelism(2);
         return StreamTableEnvironment.create(env);
-    }
-
-    private static void awaitCommits(Path table, long commits) throws InterruptedException {
-        long deadline = System.nanoTime() + CONVERGE.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(table.resolve("_delta_log"))
-                    && KernelTableReader.latestVersion(table.toString()) >= commits) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("The job made no " + commits + " commit(s) in " + CONVERGE);
-    }
-
-    private static void awaitTable(Path table, List<Object[]> expected)
-            throws InterruptedException {
-        List<String> sorted = Rows.sorted(expected);
-        long deadline = System.nanoTime() + CONVERGE.toNanos();
-        List<String> actual = List.of();
-        while (System.nanoTime() < deadline) {
-            actual = Rows.sorted(KernelTableReader.readAll(table.toString()));
-            if (actual.equals(sorted)) {
-                return;
-            }
-            Thread.sleep(500);
-        }
-        assertThat(actual).as("the table after %s", CONVERGE).isEqualTo(sorted);
     }
 }

@@ -1,0 +1,47 @@
+package io.deltalite.flink.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.delta.KernelTableReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/** Waits for a table that a running job writes: for its commits, or for its rows. */
+public final class TableWaits {
+    private TableWaits() {}
+
+    /** Returns once the table has {@code commits} commits after its creation. */
+    public static void awaitCommits(Path table, long commits, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(table.resolve("_delta_log"))
+                    && KernelTableReader.latestVersion(table.toString()) >= commits) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(
+                "The job made no " + commits + " commit(s) to " + table + " in " + timeout);
+    }
+
+    /** Returns once the table holds exactly {@code expected}; fails with the difference. */
+    public static void awaitRows(Path table, List<Object[]> expected, Duration timeout)
+            throws InterruptedException {
+        List<String> sorted = Rows.sorted(expected);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> actual = List.of();
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(table.resolve("_delta_log"))) {
+                actual = Rows.sorted(KernelTableReader.readAll(table.toString()));
+                if (actual.equals(sorted)) {
+                    return;
+                }
+            }
+            Thread.sleep(300);
+        }
+        assertThat(actual).as("the table %s after %s", table, timeout).isEqualTo(sorted);
+    }
+}
