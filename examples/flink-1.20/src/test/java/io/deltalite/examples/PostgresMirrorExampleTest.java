@@ -76,7 +76,7 @@ class PostgresMirrorExampleTest {
     private static void awaitRows(Path table, int rows) throws Exception {
         long deadline = System.nanoTime() + 120_000_000_000L;
         while (System.nanoTime() < deadline) {
-            if (table.resolve("_delta_log").toFile().isDirectory()
+            if (table.resolve("_delta_log/00000000000000000000.json").toFile().isFile()
                     && TableReadBack.readRows(table.toString()).size() == rows) {
                 return;
             }

@@ -17,14 +17,18 @@ public final class TableWaits {
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (Files.exists(table.resolve("_delta_log"))
-                    && KernelTableReader.latestVersion(table.toString()) >= commits) {
+            if (created(table) && KernelTableReader.latestVersion(table.toString()) >= commits) {
                 return;
             }
             Thread.sleep(100);
         }
         throw new AssertionError(
                 "The job made no " + commits + " commit(s) to " + table + " in " + timeout);
+    }
+
+    /** Whether the table's first commit is there (its log directory comes before it). */
+    private static boolean created(Path table) {
+        return Files.exists(table.resolve("_delta_log").resolve("00000000000000000000.json"));
     }
 
     /** Returns once the table holds exactly {@code expected}; fails with the difference. */
@@ -34,7 +38,7 @@ public final class TableWaits {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> actual = List.of();
         while (System.nanoTime() < deadline) {
-            if (Files.exists(table.resolve("_delta_log"))) {
+            if (created(table)) {
                 actual = Rows.sorted(KernelTableReader.readAll(table.toString()));
                 if (actual.equals(sorted)) {
                     return;
