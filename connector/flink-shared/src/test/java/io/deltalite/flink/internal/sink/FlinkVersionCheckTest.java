@@ -33,8 +33,11 @@ class FlinkVersionCheckTest {
     }
 
     @Test
-    void olderAndNewerLinesAreRefused() {
-        for (String version : new String[] {"1.19.2", "1.18.1", "3.0.0", "1.21-SNAPSHOT"}) {
+    void olderAndNewerLinesAndReleasesWithTheOldEndOfInputAreRefused() {
+        for (String version :
+                new String[] {
+                    "1.19.2", "1.18.1", "3.0.0", "1.21-SNAPSHOT", "1.20.0", "1.20.1", "2.0.0"
+                }) {
             assertThatThrownBy(() -> FlinkVersionCheck.check(version))
                     .as(version)
                     .isInstanceOf(IllegalStateException.class);
@@ -51,8 +54,8 @@ class FlinkVersionCheckTest {
     void thisLinesSnapshotsAndPatchesPass() {
         for (String version :
                 LINE_1_20
-                        ? new String[] {"1.20.2", "1.20.3", "1.20-SNAPSHOT"}
-                        : new String[] {"2.3.0", "2.3-SNAPSHOT", "2.4.1"}) {
+                        ? new String[] {"1.20.2", "1.20.3", "1.20-SNAPSHOT", "1.20.3-vvr-11.1"}
+                        : new String[] {"2.0.1", "2.3.0", "2.3-SNAPSHOT", "2.4.1"}) {
             assertThatCode(() -> FlinkVersionCheck.check(version))
                     .as(version)
                     .doesNotThrowAnyException();
