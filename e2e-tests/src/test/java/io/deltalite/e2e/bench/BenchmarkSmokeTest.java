@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every benchmark scenario at a tiny scale, once, so that the benchmarks keep working. */
+/**
+ * Every benchmark scenario at a tiny scale, once, so that the benchmarks keep working. About three
+ * minutes on 2 cores, so it runs with the benchmarks rather than in every build (BENCHMARKS.md).
+ */
+@Tag("benchmark")
 class BenchmarkSmokeTest {
     @TempDir Path dir;
 
