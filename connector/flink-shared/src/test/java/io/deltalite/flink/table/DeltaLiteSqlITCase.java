@@ -1,11 +1,11 @@
 package io.deltalite.flink.table;
 
-import io.deltalite.flink.internal.compat.FlinkLine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.deltalite.flink.internal.compat.FlinkLine;
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.Rows;
@@ -106,8 +106,7 @@ class DeltaLiteSqlITCase {
         Table changelog =
                 tables.fromChangelogStream(
                         changes,
-                        schema
-                                .column("id", "BIGINT NOT NULL")
+                        schema.column("id", "BIGINT NOT NULL")
                                 .column("day", "STRING")
                                 .column("amount", "INT")
                                 .column("note", "STRING")

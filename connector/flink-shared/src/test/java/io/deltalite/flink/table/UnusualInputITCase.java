@@ -1,11 +1,11 @@
 package io.deltalite.flink.table;
 
-import io.deltalite.flink.internal.compat.FlinkLine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
+import io.deltalite.flink.internal.compat.FlinkLine;
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.sink.DeltaLiteOptions;
 import io.deltalite.flink.sink.DeltaLiteSink;

@@ -3,6 +3,7 @@ package io.deltalite.e2e.cdc.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.sink.DeltaLiteSink;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.TableWaits;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -17,6 +18,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder;
+import org.apache.flink.cdc.debezium.table.RowDataDebeziumDeserializeSchema;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -24,6 +28,13 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterAll;
@@ -79,19 +90,7 @@ class PostgresMirrorTest {
     @Test
     void aPostgresTableIsMirroredThroughTaskManagerFailures(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
-        try (Connection db = postgres.getPostgresDatabase().getConnection();
-                Statement sql = db.createStatement()) {
-            sql.execute(
-                    "CREATE TABLE orders (id BIGINT PRIMARY KEY, day TEXT NOT NULL, amount INT,"
-                            + " note TEXT)");
-            // Updates and deletes carry their whole before image (see the README).
-            sql.execute("ALTER TABLE orders REPLICA IDENTITY FULL");
-            sql.execute(
-                    "INSERT INTO orders SELECT i, '2024-06-0' || (1 + i % 4), (i * 7919) % 100000,"
-                            + " 'snapshot-' || i FROM generate_series(1, "
-                            + ROWS
-                            + ") AS i");
-        }
+        createTable("orders", ROWS);
 
         Path table = dir.resolve("orders");
         StreamTableEnvironment tables = tables();
@@ -121,25 +120,109 @@ class PostgresMirrorTest {
             TableWaits.awaitCommits(table, 1, CONVERGE);
             CompletableFuture<Void> writes =
                     CompletableFuture.runAsync(
-                            () -> runTransactions(TRANSACTIONS, () -> kill(cluster, killed)));
+                            () ->
+                                    runTransactions(
+                                            "orders", TRANSACTIONS, () -> kill(cluster, killed)));
             writes.get();
             assertThat(killed).as("the TaskManagers were killed mid-run").isTrue();
 
-            TableWaits.awaitRows(table, databaseRows(), CONVERGE);
+            TableWaits.awaitRows(table, databaseRows("orders"), CONVERGE);
         } finally {
             job.cancel().get();
         }
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
-                .isEqualTo(Rows.sorted(databaseRows()));
+                .isEqualTo(Rows.sorted(databaseRows("orders")));
+    }
+
+    /**
+     * The same pipeline as a DataStream job: Flink CDC's incremental PostgreSQL source, Debezium
+     * records turned into RowData, and {@code DeltaLiteSink.forTable(...)}.
+     */
+    @Test
+    void aDataStreamJobMirrorsAPostgresTable() throws Exception {
+        createTable("orders_ds", 2_000);
+        RowType rowType =
+                RowType.of(
+                        new LogicalType[] {
+                            new BigIntType(false),
+                            new VarCharType(false, VarCharType.MAX_LENGTH),
+                            new IntType(),
+                            new VarCharType(VarCharType.MAX_LENGTH)
+                        },
+                        new String[] {"id", "day", "amount", "note"});
+        PostgresSourceBuilder.PostgresIncrementalSource<RowData> source =
+                PostgresSourceBuilder.PostgresIncrementalSource.<RowData>builder()
+                        .hostname("localhost")
+                        .port(postgres.getPort())
+                        .database("postgres")
+                        .schemaList("public")
+                        .tableList("public.orders_ds")
+                        .username("postgres")
+                        .password("postgres")
+                        .slotName("deltalite_orders_ds")
+                        .decodingPluginName("pgoutput")
+                        .splitSize(500)
+                        .deserializer(
+                                RowDataDebeziumDeserializeSchema.newBuilder()
+                                        .setPhysicalRowType(rowType)
+                                        .setResultTypeInfo(InternalTypeInfo.of(rowType))
+                                        .build())
+                        .build();
+        Path table = dir.resolve("orders_ds");
+        StreamExecutionEnvironment env = environment();
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "orders_ds changes")
+                .sinkTo(
+                        DeltaLiteSink.forTable(table.toString())
+                                .rowType(rowType)
+                                .primaryKey("id")
+                                .partitionKey("day")
+                                .build())
+                .uid("orders_ds-delta");
+        JobClient job = env.executeAsync("mirror orders_ds");
+        try {
+            TableWaits.awaitCommits(table, 1, CONVERGE);
+            runTransactions("orders_ds", 100, () -> {});
+            TableWaits.awaitRows(table, databaseRows("orders_ds"), CONVERGE);
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    private static void createTable(String table, int rows) throws SQLException {
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement()) {
+            sql.execute(
+                    "CREATE TABLE "
+                            + table
+                            + " (id BIGINT PRIMARY KEY, day TEXT NOT NULL,"
+                            + " amount INT, note TEXT)");
+            // Updates and deletes carry their whole before image (see the README).
+            sql.execute("ALTER TABLE " + table + " REPLICA IDENTITY FULL");
+            sql.execute(
+                    "INSERT INTO "
+                            + table
+                            + " SELECT i, '2024-06-0' || (1 + i % 4),"
+                            + " (i * 7919) % 100000, 'snapshot-' || i FROM generate_series(1, "
+                            + rows
+                            + ") AS i");
+        }
     }
 
     /**
      * SQL transactions of a few statements each, the way an application changes the table; half way
      * through, {@code midway} runs (the test kills a TaskManager there).
      */
-    private static void runTransactions(int count, Runnable midway) {
+    private static void runTransactions(String table, int count, Runnable midway) {
         Random random = new Random(42);
-        long nextId = ROWS + 1;
+        long nextId;
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement();
+                ResultSet max = sql.executeQuery("SELECT max(id) FROM " + table)) {
+            max.next();
+            nextId = max.getLong(1) + 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
         try (Connection db = postgres.getPostgresDatabase().getConnection()) {
             db.setAutoCommit(false);
             try (Statement sql = db.createStatement()) {
@@ -152,7 +235,9 @@ class PostgresMirrorTest {
                         switch (random.nextInt(10)) {
                             case 0, 1 ->
                                     sql.executeUpdate(
-                                            "INSERT INTO orders VALUES ("
+                                            "INSERT INTO "
+                                                    + table
+                                                    + " VALUES ("
                                                     + nextId++
                                                     + ", '"
                                                     + DAYS[random.nextInt(DAYS.length)]
@@ -163,22 +248,29 @@ class PostgresMirrorTest {
                                                     + "')");
                             case 2, 3, 4 ->
                                     sql.executeUpdate(
-                                            "UPDATE orders SET amount = amount + 1, note = 'updated-"
+                                            "UPDATE "
+                                                    + table
+                                                    + " SET amount = amount + 1, note = 'updated-"
                                                     + t
                                                     + "' WHERE id = "
                                                     + id);
                             case 5, 6 ->
                                     sql.executeUpdate(
-                                            "UPDATE orders SET day = '"
+                                            "UPDATE "
+                                                    + table
+                                                    + " SET day = '"
                                                     + DAYS[random.nextInt(DAYS.length)]
                                                     + "', note = 'moved-"
                                                     + t
                                                     + "' WHERE id = "
                                                     + id);
-                            case 7, 8 -> sql.executeUpdate("DELETE FROM orders WHERE id = " + id);
+                            case 7, 8 ->
+                                    sql.executeUpdate("DELETE FROM " + table + " WHERE id = " + id);
                             default ->
                                     sql.executeUpdate(
-                                            "UPDATE orders SET id = "
+                                            "UPDATE "
+                                                    + table
+                                                    + " SET id = "
                                                     + nextId++
                                                     + ", note = 'rekeyed-"
                                                     + t
@@ -208,11 +300,11 @@ class PostgresMirrorTest {
         }
     }
 
-    private static List<Object[]> databaseRows() throws SQLException {
+    private static List<Object[]> databaseRows(String table) throws SQLException {
         List<Object[]> rows = new ArrayList<>();
         try (Connection db = postgres.getPostgresDatabase().getConnection();
                 Statement sql = db.createStatement();
-                ResultSet result = sql.executeQuery("SELECT id, day, amount, note FROM orders")) {
+                ResultSet result = sql.executeQuery("SELECT id, day, amount, note FROM " + table)) {
             while (result.next()) {
                 rows.add(
                         new Object[] {
@@ -227,6 +319,10 @@ class PostgresMirrorTest {
     }
 
     private static StreamTableEnvironment tables() {
+        return StreamTableEnvironment.create(environment());
+    }
+
+    private static StreamExecutionEnvironment environment() {
         Configuration configuration = new Configuration();
         configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
@@ -236,6 +332,6 @@ class PostgresMirrorTest {
                 StreamExecutionEnvironment.getExecutionEnvironment(configuration);
         env.enableCheckpointing(1_000);
         env.setParallelism(2);
-        return StreamTableEnvironment.create(env);
+        return env;
     }
 }
