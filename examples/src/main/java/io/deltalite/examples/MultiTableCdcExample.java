@@ -11,9 +11,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
 
@@ -62,14 +59,7 @@ public final class MultiTableCdcExample {
                     script.replace("${events." + table + "}", file.toString())
                             .replace("${table." + table + "}", base.resolve(table).toString());
         }
-        Configuration configuration = new Configuration();
-        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
-        TableEnvironment tables =
-                TableEnvironment.create(
-                        EnvironmentSettings.newInstance()
-                                .inStreamingMode()
-                                .withConfiguration(configuration)
-                                .build());
+        TableEnvironment tables = SqlCdcExample.streamingTables(Duration.ofSeconds(1));
         StatementSet inserts = tables.createStatementSet();
         for (String statement : SqlCdcExample.statements(script)) {
             if (statement.regionMatches(true, 0, "INSERT", 0, 6)) {

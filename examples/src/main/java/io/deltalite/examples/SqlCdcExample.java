@@ -52,15 +52,7 @@ public final class SqlCdcExample {
         try (InputStream in = resource("sql/orders-debezium.json")) {
             Files.copy(in, events, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
-        Configuration configuration = new Configuration();
-        configuration.set(
-                CheckpointingOptions.CHECKPOINTING_INTERVAL, java.time.Duration.ofSeconds(1));
-        TableEnvironment tables =
-                TableEnvironment.create(
-                        EnvironmentSettings.newInstance()
-                                .inStreamingMode()
-                                .withConfiguration(configuration)
-                                .build());
+        TableEnvironment tables = streamingTables(java.time.Duration.ofSeconds(1));
         String script =
                 new String(resource("sql/cdc-to-delta.sql").readAllBytes(), StandardCharsets.UTF_8)
                         .replace("${events}", events.toString())
@@ -75,6 +67,17 @@ public final class SqlCdcExample {
 
     private static List<Object[]> readTable(String table) throws Exception {
         return new ArrayList<>(TableReadBack.readRows(table));
+    }
+
+    /** A local streaming table environment that checkpoints (what deltalite commits) so often. */
+    static TableEnvironment streamingTables(java.time.Duration checkpointInterval) {
+        Configuration configuration = new Configuration();
+        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);
+        return TableEnvironment.create(
+                EnvironmentSettings.newInstance()
+                        .inStreamingMode()
+                        .withConfiguration(configuration)
+                        .build());
     }
 
     /** Statements of a script: separated by semicolons, comment lines dropped. */

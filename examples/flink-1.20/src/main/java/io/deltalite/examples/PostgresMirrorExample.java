@@ -4,10 +4,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 
 /**
@@ -58,14 +55,7 @@ public final class PostgresMirrorExample {
 
     /** Starts the mirroring job; it runs until cancelled. */
     public static JobClient start(Map<String, String> options) throws Exception {
-        Configuration configuration = new Configuration();
-        configuration.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(2));
-        TableEnvironment tables =
-                TableEnvironment.create(
-                        EnvironmentSettings.newInstance()
-                                .inStreamingMode()
-                                .withConfiguration(configuration)
-                                .build());
+        TableEnvironment tables = SqlCdcExample.streamingTables(Duration.ofSeconds(2));
         String table = options.getOrDefault("table", "orders");
         tables.executeSql(
                 "CREATE TABLE source_orders (id BIGINT, `day` STRING, amount INT, note STRING,"

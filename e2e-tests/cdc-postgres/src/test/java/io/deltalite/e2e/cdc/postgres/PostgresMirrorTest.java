@@ -55,7 +55,13 @@ class PostgresMirrorTest {
     private static final int ROWS = Integer.getInteger("cdc.rows", 5_000);
 
     private static final int TRANSACTIONS = Integer.getInteger("cdc.transactions", 300);
-    private static final Duration CONVERGE = Duration.ofMinutes(5);
+
+    /** Snapshot chunks: small in the build, so that several chunks and splits are exercised. */
+    private static final int CHUNK = Math.max(1_000, ROWS / 100);
+
+    /** Five minutes, and a minute more for every 100,000 rows of the snapshot. */
+    private static final Duration CONVERGE = Duration.ofMinutes(5 + ROWS / 100_000);
+
     private static final String[] DAYS = {"2024-06-01", "2024-06-02", "2024-06-03", "2024-06-04"};
 
     @RegisterExtension
@@ -104,7 +110,9 @@ class PostgresMirrorTest {
                         + " 'table-name' = 'orders', 'slot.name' = 'deltalite_orders',"
                         + " 'decoding.plugin.name' = 'pgoutput',"
                         + " 'scan.incremental.snapshot.enabled' = 'true',"
-                        + " 'scan.incremental.snapshot.chunk.size' = '1000')");
+                        + " 'scan.incremental.snapshot.chunk.size' = '"
+                        + CHUNK
+                        + "')");
         tables.executeSql(
                 "CREATE TABLE orders (id BIGINT, `day` STRING, amount INT, note STRING,"
                         + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
@@ -202,7 +210,7 @@ class PostgresMirrorTest {
                     "INSERT INTO "
                             + table
                             + " SELECT i, '2024-06-0' || (1 + i % 4),"
-                            + " (i * 7919) % 100000, 'snapshot-' || i FROM generate_series(1, "
+                            + " ((i::bigint * 7919) % 100000)::int, 'snapshot-' || i FROM generate_series(1, "
                             + rows
                             + ") AS i");
         }
