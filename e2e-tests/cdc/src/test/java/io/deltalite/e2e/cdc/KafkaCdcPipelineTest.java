@@ -184,7 +184,8 @@ class KafkaCdcPipelineTest {
     /**
      * An update without its before image (PostgreSQL's replica identity DEFAULT) cannot say which
      * partition the old row is in: Flink's debezium-json format fails the job, saying to set
-     * REPLICA IDENTITY FULL, and the table keeps what an earlier job committed from the topic.
+     * REPLICA IDENTITY FULL; nothing of the bad record is committed, and the table keeps what the
+     * database held before it.
      */
     @Test
     void anUpdateWithoutItsBeforeImageFailsTheJobAndCommitsNothingOfIt() throws Exception {
@@ -218,7 +219,10 @@ class KafkaCdcPipelineTest {
         assertThatThrownBy(
                         () -> second.executeSql("INSERT INTO orders SELECT * FROM changes").await())
                 .hasStackTraceContaining("REPLICA IDENTITY");
-        assertThat(KernelTableReader.latestVersion(table.toString())).isEqualTo(version);
+        // The second job may commit what it read before the bad record (the same rows again),
+        // never the bad record: the table holds what the database held before it.
+        assertThat(KernelTableReader.latestVersion(table.toString()))
+                .isGreaterThanOrEqualTo(version);
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
                 .isEqualTo(Rows.sorted(database.rows()));
     }
