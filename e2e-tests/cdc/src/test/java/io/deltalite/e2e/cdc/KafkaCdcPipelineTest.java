@@ -203,7 +203,6 @@ class KafkaCdcPipelineTest {
         first.executeSql("INSERT INTO orders SELECT * FROM changes").await();
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
                 .isEqualTo(Rows.sorted(database.rows()));
-        long version = KernelTableReader.latestVersion(table.toString());
 
         OrdersDatabase.Order changed = ((OrdersDatabase.Read) snapshot.get(0)).row();
         kafka.send(
@@ -221,8 +220,6 @@ class KafkaCdcPipelineTest {
                 .hasStackTraceContaining("REPLICA IDENTITY");
         // The second job may commit what it read before the bad record (the same rows again),
         // never the bad record: the table holds what the database held before it.
-        assertThat(KernelTableReader.latestVersion(table.toString()))
-                .isGreaterThanOrEqualTo(version);
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
                 .isEqualTo(Rows.sorted(database.rows()));
     }
