@@ -127,6 +127,21 @@ public final class DeltaLiteOptions {
                                     + " table has delta.enableDeletionVectors = true, which a"
                                     + " table the sink creates gets).");
 
+    public static final ConfigOption<String> SCHEMA_EVOLUTION =
+            ConfigOptions.key("schema-evolution")
+                    .stringType()
+                    .defaultValue(SchemaEvolution.NONE.toString())
+                    .withDescription(
+                            "How an existing table's schema follows the input when the job"
+                                    + " starts (one metadata commit before any data): none (refuse"
+                                    + " an input that does not fit), add-columns (add nullable"
+                                    + " input columns the table lacks) or"
+                                    + " add-columns-and-widen-types (also widen int to bigint,"
+                                    + " float to double, decimal precision at the same scale;"
+                                    + " turns on Delta's type widening feature, which readers"
+                                    + " need). Dropped, renamed or narrowed columns are always"
+                                    + " refused.");
+
     public static final ConfigOption<String> DISTRIBUTION =
             ConfigOptions.key("distribution")
                     .stringType()

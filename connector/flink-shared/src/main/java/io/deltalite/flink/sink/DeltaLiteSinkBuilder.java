@@ -105,6 +105,17 @@ public final class DeltaLiteSinkBuilder {
         return this;
     }
 
+    /**
+     * Lets the job change an existing table's schema when it starts, so that the input fits it:
+     * see {@link SchemaEvolution}. Same as {@code option(DeltaLiteOptions.SCHEMA_EVOLUTION,
+     * mode.toString())}.
+     */
+    public DeltaLiteSinkBuilder schemaEvolution(SchemaEvolution mode) {
+        return option(
+                DeltaLiteOptions.SCHEMA_EVOLUTION,
+                Objects.requireNonNull(mode, "mode must not be null").toString());
+    }
+
     /** Called after each committed checkpoint, for example to report progress. */
     public DeltaLiteSinkBuilder commitListener(CommitListener listener) {
         this.commitListener = Objects.requireNonNull(listener, "listener must not be null");

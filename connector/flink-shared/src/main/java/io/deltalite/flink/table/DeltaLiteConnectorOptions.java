@@ -123,6 +123,12 @@ public final class DeltaLiteConnectorOptions {
                     .defaultValue(DeltaLiteOptions.WRITE_MODE.defaultValue())
                     .withDescription(DeltaLiteOptions.WRITE_MODE.description());
 
+    public static final ConfigOption<String> SINK_SCHEMA_EVOLUTION =
+            ConfigOptions.key("sink." + DeltaLiteOptions.SCHEMA_EVOLUTION.key())
+                    .stringType()
+                    .defaultValue(DeltaLiteOptions.SCHEMA_EVOLUTION.defaultValue())
+                    .withDescription(DeltaLiteOptions.SCHEMA_EVOLUTION.description());
+
     public static final ConfigOption<Double> SINK_DV_REWRITE_THRESHOLD =
             ConfigOptions.key("sink." + DeltaLiteOptions.DV_REWRITE_THRESHOLD.key())
                     .doubleType()

@@ -54,6 +54,7 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_READ_BATCH_SIZE,
                 DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
                 DeltaLiteConnectorOptions.SINK_WRITE_MODE,
+                DeltaLiteConnectorOptions.SINK_SCHEMA_EVOLUTION,
                 DeltaLiteConnectorOptions.SINK_DISTRIBUTION,
                 DeltaLiteConnectorOptions.SINK_DV_REWRITE_THRESHOLD,
                 DeltaLiteConnectorOptions.SINK_COMPACTION_ENABLED,
@@ -170,6 +171,11 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_COMMIT_RETRIES,
                 DeltaLiteOptions.COMMIT_RETRIES);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_SCHEMA_EVOLUTION,
+                DeltaLiteOptions.SCHEMA_EVOLUTION);
         copy(
                 options,
                 builder,

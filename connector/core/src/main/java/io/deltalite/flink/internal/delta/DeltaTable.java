@@ -25,8 +25,10 @@ import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
 import io.deltalite.flink.internal.merge.AttemptJournal;
 import io.deltalite.flink.internal.merge.Causes;
 import io.deltalite.flink.internal.merge.DataFileStore;
+import io.deltalite.flink.internal.merge.InputProjection;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.MergeTable;
+import io.deltalite.flink.internal.merge.SchemaChange;
 import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.TableSchema;
 import io.deltalite.flink.internal.merge.TableSnapshot;
@@ -144,6 +146,7 @@ public final class DeltaTable implements MergeTable {
                 loadOrCreate(
                         location, tablePath, bootstrap, hadoopConf, definition, createIfMissing);
         TableFeatureCheck.requireWritable(snapshot, location);
+        snapshot = evolveSchema(location, tablePath, snapshot, bootstrap, hadoopConf, definition);
         TableSchema schema = schemaOf(snapshot, definition, location);
 
         long targetFileSize = targetFileSize(options, snapshot);
@@ -226,7 +229,108 @@ public final class DeltaTable implements MergeTable {
             return Optional.empty();
         }
         TableFeatureCheck.requireWritable(snapshot, location);
-        return Optional.of(schemaOf(snapshot, definition, location));
+        // What the writers will make of the table when they start: checked here, changed there.
+        TableSchema schema = schemaOf(snapshot, definition, location);
+        SchemaChange change =
+                SchemaChange.between(
+                        schema, definition.columns(), definition.schemaEvolution(), location);
+        if (!change.isEmpty()) {
+            LOG.info(
+                    "The sink will change the schema of the Delta table {} when it starts ({}):"
+                            + " {}",
+                    location,
+                    definition.schemaEvolution(),
+                    change);
+        }
+        return Optional.of(change.applyTo(schema));
+    }
+
+    /**
+     * The snapshot to write to: {@code snapshot}, or the version that changes its schema as the
+     * definition's {@link io.deltalite.flink.sink.SchemaEvolution} asks. Every writer and the
+     * committer of a job come here when they open the table, each deciding from the table as it is:
+     * the first commits the change, the others find it made (a conflict means someone else
+     * committed: read again and decide anew). So no part of the job writes before the schema it
+     * writes with is the table's, and none sees it change while it runs.
+     */
+    private static Snapshot evolveSchema(
+            String location,
+            String tablePath,
+            Snapshot snapshot,
+            Engine engine,
+            Configuration hadoopConf,
+            TableDefinition definition) {
+        for (int attempt = 1; ; attempt++) {
+            TableSchema current = schemaOf(snapshot, definition, location);
+            SchemaChange change =
+                    SchemaChange.between(
+                            current, definition.columns(), definition.schemaEvolution(), location);
+            if (change.isEmpty()) {
+                return snapshot;
+            }
+            // Only a change after which the input fits: a column that cannot be written anyway
+            // (a narrowed type, say) must not leave columns added behind it.
+            InputProjection.plan(definition.columns(), change.applyTo(current), location);
+            try {
+                long version = SchemaChangeCommit.commit(snapshot, change, engine);
+                LOG.info(
+                        "Changed the schema of the Delta table {} in version {} ({}): {}",
+                        location,
+                        version,
+                        definition.schemaEvolution(),
+                        change);
+            } catch (RuntimeException e) {
+                if (!isRetriable(e)) {
+                    throw new DeltaLiteSchemaMismatchException(
+                            "Delta Kernel refused to change the schema of the Delta table at "
+                                    + location
+                                    + " ("
+                                    + change
+                                    + "): "
+                                    + e.getMessage()
+                                    + " Nothing of the job was written. Change the input, or the"
+                                    + " table's schema yourself (for example with Spark's ALTER"
+                                    + " TABLE).",
+                            e);
+                }
+                // A conflict, or a store that failed (the version may even have landed): the
+                // table, read again, tells what is left to do.
+                if (attempt >= SCHEMA_CHANGE_ATTEMPTS) {
+                    throw new DeltaLiteStorageException(
+                            "Could not change the schema of the Delta table at "
+                                    + location
+                                    + " ("
+                                    + change
+                                    + ") in "
+                                    + attempt
+                                    + " attempts: "
+                                    + Causes.rootMessage(e)
+                                    + ". Nothing of the job was written; check that the storage"
+                                    + " is reachable and writable, or change the schema yourself.",
+                            e);
+                }
+                LOG.info(
+                        "Changing the schema of the Delta table {} failed (attempt {}): {};"
+                                + " reading the table again.",
+                        location,
+                        attempt,
+                        e.toString());
+            }
+            snapshot = load(location, tablePath, engine, hadoopConf);
+            TableFeatureCheck.requireWritable(snapshot, location);
+        }
+    }
+
+    private static final int SCHEMA_CHANGE_ATTEMPTS = 10;
+
+    /** Whether a failed commit may succeed if tried again on the table read anew. */
+    private static boolean isRetriable(RuntimeException e) {
+        return e instanceof io.delta.kernel.exceptions.ConcurrentWriteException
+                || e instanceof io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException
+                || e instanceof io.delta.kernel.exceptions.CommitStateUnknownException
+                || e instanceof io.delta.kernel.exceptions.KernelEngineException
+                || e instanceof java.io.UncheckedIOException
+                || Causes.has(e, IOException.class);
     }
 
     /**

@@ -11,7 +11,9 @@ import java.util.TreeSet;
 /**
  * Every use of Delta Kernel's internal API, in one place, so that a Kernel upgrade breaks here and
  * nowhere else. Kernel 4.4 has no public API to remove a file or to read the protocol's table
- * features; both are needed by a writer that rewrites files.
+ * features; both are needed by a writer that rewrites files. Nor can its public API change the
+ * schema of a table without column mapping, which the Delta protocol allows (adding a nullable
+ * column, widening a type) and Spark does.
  */
 final class KernelInternals {
     private KernelInternals() {}
@@ -163,5 +165,54 @@ final class KernelInternals {
         Set<String> features = new TreeSet<>(snapshot.getProtocol().getWriterFeatures());
         features.addAll(snapshot.getProtocol().getReaderFeatures());
         return features;
+    }
+
+    /**
+     * A transaction on {@code snapshot} that commits {@code newSchema} (and, when {@code
+     * typeWidening} is set, turns on the type widening table feature with {@code
+     * delta.enableTypeWidening = true}) and nothing else, with no retries: a conflict surfaces as
+     * Kernel's {@code ConcurrentWriteException}. It is built as {@code
+     * UpdateTableTransactionBuilderImpl#build} builds one, without the step that requires column
+     * mapping for any schema change.
+     */
+    static io.delta.kernel.Transaction schemaChangeTransaction(
+            Snapshot snapshot,
+            io.delta.kernel.types.StructType newSchema,
+            boolean typeWidening,
+            String engineInfo) {
+        io.delta.kernel.internal.SnapshotImpl impl =
+                (io.delta.kernel.internal.SnapshotImpl) snapshot;
+        io.delta.kernel.internal.actions.Metadata metadata =
+                impl.getMetadata().withNewSchema(newSchema);
+        Optional<io.delta.kernel.internal.actions.Protocol> protocol = Optional.empty();
+        if (typeWidening) {
+            metadata =
+                    metadata.withMergedConfiguration(
+                            java.util.Map.of(
+                                    io.delta.kernel.internal.TableConfig.TYPE_WIDENING_ENABLED
+                                            .getKey(),
+                                    "true"));
+            // As Kernel upgrades a protocol for a property that needs a feature: to (3, 7)
+            // with the table's implicit features made explicit, plus typeWidening.
+            protocol =
+                    io.delta.kernel.internal.tablefeatures.TableFeatures
+                            .autoUpgradeProtocolBasedOnMetadata(
+                                    metadata, java.util.Set.of(), impl.getProtocol())
+                            .map(upgrade -> upgrade._1);
+        }
+        return new io.delta.kernel.internal.TransactionImpl(
+                false,
+                impl.getDataPath(),
+                Optional.of(impl),
+                engineInfo,
+                io.delta.kernel.Operation.MANUAL_UPDATE,
+                protocol,
+                Optional.of(metadata),
+                impl.getCommitter(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(0),
+                0,
+                System::currentTimeMillis);
     }
 }

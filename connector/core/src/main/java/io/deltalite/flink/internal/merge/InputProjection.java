@@ -39,7 +39,8 @@ public final class InputProjection implements Serializable {
                                 + tableLocation
                                 + " "
                                 + names(columns)
-                                + ". Remove it from the input or add it to the table.");
+                                + ". Remove it from the input, add it to the table, or let the"
+                                + " sink add it (schema-evolution = add-columns).");
             }
         }
         int[] sources = new int[columns.size()];
@@ -97,7 +98,11 @@ public final class InputProjection implements Serializable {
                                 + " cannot be cast to "
                                 + column.type()
                                 + " without loss. Cast it in the job, or write to a table with a"
-                                + " matching column.");
+                                + " matching column"
+                                + (SchemaChange.isWidening(column.type(), field.type())
+                                        ? " (or let the sink widen the table's column:"
+                                                + " schema-evolution = add-columns-and-widen-types)."
+                                        : "."));
             }
         }
         return new InputProjection(sources, casts);
@@ -272,7 +277,8 @@ public final class InputProjection implements Serializable {
         return value -> nested.project((Object[]) value);
     }
 
-    private static int indexOf(List<ValueType.Field> fields, String name) {
+    /** The index of the column named {@code name} (exactly, else ignoring case), or -1. */
+    static int indexOf(List<ValueType.Field> fields, String name) {
         for (int i = 0; i < fields.size(); i++) {
             if (fields.get(i).name().equals(name)) {
                 return i;

@@ -1,20 +1,32 @@
 package io.deltalite.flink.internal.merge;
 
+import io.deltalite.flink.sink.SchemaEvolution;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
 
 /**
  * What the user declared about the table: the columns of the input, the primary key, the partition
- * columns and, for a table deltalite creates, its table properties. An existing table keeps its own
- * schema and partitioning; the declaration must fit it.
+ * columns, for a table deltalite creates its table properties, and how far an existing table's
+ * schema may follow the input. An existing table keeps its own partitioning; its schema changes
+ * only as {@code schemaEvolution} allows, otherwise the declaration must fit it.
  */
 public record TableDefinition(
         List<ValueType.Field> columns,
         List<String> primaryKey,
         List<String> partitionColumns,
-        Map<String, String> tableProperties)
+        Map<String, String> tableProperties,
+        SchemaEvolution schemaEvolution)
         implements Serializable {
+
+    /** A definition that never changes an existing table's schema. */
+    public TableDefinition(
+            List<ValueType.Field> columns,
+            List<String> primaryKey,
+            List<String> partitionColumns,
+            Map<String, String> tableProperties) {
+        this(columns, primaryKey, partitionColumns, tableProperties, SchemaEvolution.NONE);
+    }
 
     /**
      * An existing table, taken as it is: its columns, partition columns and the primary key the
@@ -34,6 +46,12 @@ public record TableDefinition(
         primaryKey = List.copyOf(primaryKey);
         partitionColumns = List.copyOf(partitionColumns);
         tableProperties = Map.copyOf(tableProperties);
+        java.util.Objects.requireNonNull(schemaEvolution, "schemaEvolution");
+    }
+
+    /** This definition with {@code mode} as its schema evolution. */
+    public TableDefinition withSchemaEvolution(SchemaEvolution mode) {
+        return new TableDefinition(columns, primaryKey, partitionColumns, tableProperties, mode);
     }
 
     /** The schema of a table created from this definition. */

@@ -3,6 +3,7 @@ package io.deltalite.flink.internal.sink;
 import io.deltalite.flink.internal.merge.CompactionOptions;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.sink.SchemaEvolution;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.sink.CommitListener;
 import io.deltalite.flink.sink.DeltaLiteOptions;
@@ -118,7 +119,8 @@ public final class SinkConfig implements Serializable {
                         FlinkTypes.toFields(rowType),
                         primaryKey,
                         partitionKey,
-                        creationProperties(tableProperties, writeMode, primaryKey, location));
+                        creationProperties(tableProperties, writeMode, primaryKey, location),
+                        SchemaEvolution.parse(options.get(DeltaLiteOptions.SCHEMA_EVOLUTION)));
         // Checks the key columns and types now, at job build time, rather than on the cluster.
         definition.toSchema();
         MergeOptions merge = mergeOptions(options, writeMode);

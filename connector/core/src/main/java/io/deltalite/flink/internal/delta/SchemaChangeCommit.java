@@ -1,0 +1,64 @@
+package io.deltalite.flink.internal.delta;
+
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.types.TypeChange;
+import io.delta.kernel.utils.CloseableIterable;
+import io.deltalite.flink.internal.merge.SchemaChange;
+import io.deltalite.flink.internal.merge.ValueType;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Commits a {@link SchemaChange} as one Delta version holding only a metadata action (and, for a
+ * first widening, the protocol that adds the type widening feature). The new schema is the table's,
+ * field by field with its metadata, with the widened fields retyped — each recording its change in
+ * {@code delta.typeChanges}, as Delta's type widening requires — and the added fields appended.
+ * Data files are not touched: readers fill an added column with null in files written before, and
+ * read a widened column's old values as the wider type.
+ */
+final class SchemaChangeCommit {
+    private SchemaChangeCommit() {}
+
+    /**
+     * Commits {@code change} on top of {@code snapshot}; the version it took.
+     *
+     * @throws io.delta.kernel.exceptions.ConcurrentWriteException when another commit took the
+     *     version: the caller reads the table again and decides anew
+     */
+    static long commit(Snapshot snapshot, SchemaChange change, Engine engine) {
+        Transaction transaction =
+                KernelInternals.schemaChangeTransaction(
+                        snapshot,
+                        newSchema(snapshot.getSchema(), change),
+                        !change.widened().isEmpty(),
+                        DeltaTable.ENGINE_INFO);
+        return transaction.commit(engine, CloseableIterable.emptyIterable()).getVersion();
+    }
+
+    static StructType newSchema(StructType current, SchemaChange change) {
+        List<StructField> fields = new ArrayList<>();
+        for (StructField field : current.fields()) {
+            StructField changed = field;
+            for (SchemaChange.Widening widening : change.widened()) {
+                if (widening.column().equals(field.getName())) {
+                    List<TypeChange> changes = new ArrayList<>(field.getTypeChanges());
+                    changes.add(
+                            new TypeChange(
+                                    field.getDataType(), KernelSchemas.toKernel(widening.to())));
+                    changed =
+                            field.withDataType(KernelSchemas.toKernel(widening.to()))
+                                    .withTypeChanges(changes);
+                }
+            }
+            fields.add(changed);
+        }
+        for (ValueType.Field added : change.added()) {
+            fields.add(new StructField(added.name(), KernelSchemas.toKernel(added.type()), true));
+        }
+        return new StructType(fields);
+    }
+}
