@@ -106,8 +106,8 @@ public final class DeltaLiteSinkBuilder {
     }
 
     /**
-     * Lets the job change an existing table's schema when it starts, so that the input fits it:
-     * see {@link SchemaEvolution}. Same as {@code option(DeltaLiteOptions.SCHEMA_EVOLUTION,
+     * Lets the job change an existing table's schema when it starts, so that the input fits it: see
+     * {@link SchemaEvolution}. Same as {@code option(DeltaLiteOptions.SCHEMA_EVOLUTION,
      * mode.toString())}.
      */
     public DeltaLiteSinkBuilder schemaEvolution(SchemaEvolution mode) {

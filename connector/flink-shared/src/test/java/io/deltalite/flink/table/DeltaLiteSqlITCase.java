@@ -344,6 +344,62 @@ class DeltaLiteSqlITCase {
                 .satisfies(e -> assertThat(allMessages(e)).contains("'amount'").contains("string"));
     }
 
+    /**
+     * A new DDL over an existing table: refused without 'sink.schema-evolution'; with it, the new
+     * column is added and a widened type is the table's from then on; a job with the old DDL still
+     * writes the table (its narrower values widened, the new column null in the rows it writes).
+     */
+    @Test
+    void schemaEvolutionAddsTheDdlsNewColumnsAndWidensTypes() throws Exception {
+        Path table = dir.resolve("evolving");
+        createOrders("orders", table, "");
+        tables.executeSql("INSERT INTO orders VALUES (1, 'd1', 1, 'n'), (2, 'd1', 2, 'm')").await();
+
+        String newDdl =
+                " (id BIGINT, `day` STRING, amount BIGINT, note STRING, channel STRING,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
+                        + " 'connector' = 'deltalite', 'path' = '"
+                        + table
+                        + "'";
+        tables.executeSql("CREATE TABLE orders_strict" + newDdl + ")");
+        assertThatThrownBy(
+                        () ->
+                                tables.executeSql(
+                                        "INSERT INTO orders_strict VALUES (3, 'd2', 3, 'o', 'app')"))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(allMessages(e))
+                                        .contains("'channel'")
+                                        .contains("schema-evolution = add-columns"));
+
+        tables.executeSql(
+                "CREATE TABLE orders_v2"
+                        + newDdl
+                        + ", 'sink.schema-evolution' = 'add-columns-and-widen-types')");
+        tables.executeSql(
+                        "INSERT INTO orders_v2 VALUES (1, 'd1', 5000000000, 'n2', 'web'),"
+                                + " (3, 'd2', 3, 'o', 'app')")
+                .await();
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(
+                        Rows.sorted(
+                                List.of(
+                                        new Object[] {1L, "d1", 5_000_000_000L, "n2", "web"},
+                                        new Object[] {2L, "d1", 2L, "m", null},
+                                        new Object[] {3L, "d2", 3L, "o", "app"})));
+
+        // The old DDL (amount INT, no channel) still fits the evolved table.
+        tables.executeSql("INSERT INTO orders VALUES (2, 'd1', 22, 'm2')").await();
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(
+                        Rows.sorted(
+                                List.of(
+                                        new Object[] {1L, "d1", 5_000_000_000L, "n2", "web"},
+                                        new Object[] {2L, "d1", 22L, "m2", null},
+                                        new Object[] {3L, "d2", 3L, "o", "app"})));
+    }
+
     private static String allMessages(Throwable error) {
         StringBuilder messages = new StringBuilder();
         for (Throwable e = error; e != null; e = e.getCause()) {
