@@ -23,7 +23,9 @@ import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder;
 import org.apache.flink.cdc.debezium.table.RowDataDebeziumDeserializeSchema;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -140,6 +142,124 @@ class PostgresMirrorTest {
         }
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
                 .isEqualTo(Rows.sorted(databaseRows("orders")));
+    }
+
+    /**
+     * A schema change in PostgreSQL reaching Delta: the job is stopped with a savepoint, the
+     * database table gets a new column and a wider type ({@code ALTER TABLE}), and the job is
+     * started again from its savepoint with the new DDL and {@code 'sink.schema-evolution'}: the
+     * Delta table gets the column and the type in one metadata commit, the rows written before keep
+     * their values (null in the new column), and the table equals the database again.
+     */
+    @Test
+    void aColumnAddedInPostgresReachesDeltaAfterARestartFromASavepoint(
+            @InjectMiniCluster MiniCluster cluster) throws Exception {
+        createTable("orders_evolving", 1_000);
+        Path table = dir.resolve("orders_evolving");
+        Path savepoints = dir.resolve("savepoints");
+        String v1 = "id BIGINT, `day` STRING, amount INT, note STRING";
+        StreamTableEnvironment before = tables();
+        createEvolvingPipeline(before, v1, table, "");
+        JobClient first =
+                before.executeSql("INSERT INTO orders_evolving SELECT * FROM orders_evolving_cdc")
+                        .getJobClient()
+                        .orElseThrow();
+        String savepoint;
+        try {
+            TableWaits.awaitCommits(table, 1, CONVERGE);
+            runTransactions("orders_evolving", 40, () -> {});
+            TableWaits.awaitRows(table, databaseRows("orders_evolving"), CONVERGE);
+        } finally {
+            savepoint =
+                    first.stopWithSavepoint(
+                                    false,
+                                    savepoints.toUri().toString(),
+                                    SavepointFormatType.CANONICAL)
+                            .get();
+        }
+        List<Object[]> mirroredBefore = KernelTableReader.readAll(table.toString());
+
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement()) {
+            sql.execute(
+                    "ALTER TABLE orders_evolving ADD COLUMN channel TEXT,"
+                            + " ALTER COLUMN amount TYPE BIGINT");
+            sql.execute(
+                    "UPDATE orders_evolving SET channel = 'web', amount = amount + 5000000000"
+                            + " WHERE id % 7 = 0");
+            sql.execute(
+                    "INSERT INTO orders_evolving VALUES (100001, '2024-06-02', 6000000000,"
+                            + " 'after-alter', 'app'), (100002, '2024-06-03', 1, 'no-channel', NULL)");
+            sql.execute("DELETE FROM orders_evolving WHERE id % 11 = 0");
+        }
+
+        String v2 = "id BIGINT, `day` STRING, amount BIGINT, note STRING, channel STRING";
+        StreamTableEnvironment after = tables();
+        after.getConfig().set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        createEvolvingPipeline(
+                after, v2, table, ", 'sink.schema-evolution' = 'add-columns-and-widen-types'");
+        JobClient second =
+                after.executeSql("INSERT INTO orders_evolving SELECT * FROM orders_evolving_cdc")
+                        .getJobClient()
+                        .orElseThrow();
+        List<Object[]> expected = databaseRows("orders_evolving", "id, day, amount, note, channel");
+        try {
+            TableWaits.awaitRows(table, expected, CONVERGE);
+            // The source and the sink went on from the savepoint, not from a new snapshot.
+            assertThat(
+                            cluster.getExecutionGraph(second.getJobID())
+                                    .get()
+                                    .getCheckpointStatsSnapshot()
+                                    .getLatestRestoredCheckpoint())
+                    .as("the checkpoint the second job restored")
+                    .isNotNull()
+                    .satisfies(
+                            restored ->
+                                    assertThat(savepoint)
+                                            .endsWith(
+                                                    restored.getExternalPath()
+                                                            .replaceFirst("^file:", "")));
+        } finally {
+            second.cancel().get();
+        }
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(Rows.sorted(expected));
+        // Rows no statement after the savepoint touched: as the first job wrote them, widened.
+        List<String> untouched = new ArrayList<>();
+        for (Object[] row : mirroredBefore) {
+            long id = (Long) row[0];
+            if (id % 7 != 0 && id % 11 != 0) {
+                Object[] widened = {row[0], row[1], ((Integer) row[2]).longValue(), row[3], null};
+                untouched.add(Rows.sorted(List.<Object[]>of(widened)).get(0));
+            }
+        }
+        assertThat(untouched).isNotEmpty();
+        assertThat(Rows.sorted(expected)).containsAll(untouched);
+    }
+
+    private static void createEvolvingPipeline(
+            StreamTableEnvironment tables, String columns, Path table, String sinkOptions) {
+        tables.executeSql(
+                "CREATE TABLE orders_evolving_cdc ("
+                        + columns
+                        + ", PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                        + " 'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'port' = '"
+                        + postgres.getPort()
+                        + "', 'username' = 'postgres', 'password' = 'postgres',"
+                        + " 'database-name' = 'postgres', 'schema-name' = 'public',"
+                        + " 'table-name' = 'orders_evolving', 'slot.name' = 'deltalite_evolving',"
+                        + " 'decoding.plugin.name' = 'pgoutput',"
+                        + " 'scan.incremental.snapshot.enabled' = 'true',"
+                        + " 'scan.incremental.snapshot.chunk.size' = '500')");
+        tables.executeSql(
+                "CREATE TABLE orders_evolving ("
+                        + columns
+                        + ", PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
+                        + " 'connector' = 'deltalite', 'path' = '"
+                        + table
+                        + "'"
+                        + sinkOptions
+                        + ")");
     }
 
     /**
@@ -309,18 +429,22 @@ class PostgresMirrorTest {
     }
 
     private static List<Object[]> databaseRows(String table) throws SQLException {
+        return databaseRows(table, "id, day, amount, note");
+    }
+
+    /** The rows of {@code table}, its {@code columns} as JDBC reads them (bigint a Long, …). */
+    private static List<Object[]> databaseRows(String table, String columns) throws SQLException {
         List<Object[]> rows = new ArrayList<>();
         try (Connection db = postgres.getPostgresDatabase().getConnection();
                 Statement sql = db.createStatement();
-                ResultSet result = sql.executeQuery("SELECT id, day, amount, note FROM " + table)) {
+                ResultSet result = sql.executeQuery("SELECT " + columns + " FROM " + table)) {
+            int width = result.getMetaData().getColumnCount();
             while (result.next()) {
-                rows.add(
-                        new Object[] {
-                            result.getLong(1),
-                            result.getString(2),
-                            (Integer) result.getObject(3),
-                            result.getString(4)
-                        });
+                Object[] row = new Object[width];
+                for (int i = 0; i < width; i++) {
+                    row[i] = result.getObject(i + 1);
+                }
+                rows.add(row);
             }
         }
         return rows;
