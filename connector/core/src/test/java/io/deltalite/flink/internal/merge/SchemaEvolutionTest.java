@@ -84,6 +84,11 @@ class SchemaEvolutionTest {
             assertThat(latestVersion()).isEqualTo(before + 1);
             List<JsonNode> actions = DeltaHistory.actions(dir, before + 1);
             assertThat(actions).noneMatch(a -> a.has("add") || a.has("remove") || a.has("txn"));
+            assertThat(actions)
+                    .anySatisfy(
+                            a ->
+                                    assertThat(a.path("commitInfo").path("operation").asText())
+                                            .isEqualTo("Manual Update"));
             JsonNode metaData =
                     actions.stream().filter(a -> a.has("metaData")).findFirst().orElseThrow();
             assertThat(fieldNames(metaData))
@@ -404,6 +409,52 @@ class SchemaEvolutionTest {
             pool.shutdownNow();
         }
         assertThat(latestVersion()).isEqualTo(before + 1);
+    }
+
+    /**
+     * A job still running with the old declaration while another evolves the table: its next commit
+     * stops with a clear error, nothing of it lands; restarted (reopened) with its old declaration
+     * it writes on, with null in the new column.
+     */
+    @Test
+    void aRunningJobWithTheOldSchemaStopsAndAfterARestartWritesOn() {
+        TableDefinition v1 = version1(field("amount", ValueType.of(Kind.INT), true));
+        try (UpsertHarness old = UpsertHarness.open(dir.toString(), v1, MergeOptions.DEFAULTS)) {
+            old.upsert(1L, "d1", 10);
+            old.commit();
+            TableDefinition v2 =
+                    version1(
+                                    field("amount", ValueType.of(Kind.BIGINT), true),
+                                    field("note", ValueType.of(Kind.STRING), true))
+                            .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES);
+            try (UpsertHarness evolved =
+                    UpsertHarness.open(dir.toString(), v2, MergeOptions.DEFAULTS, "other-job")) {
+                evolved.upsert(2L, "d1", 20L, "new");
+                evolved.commit();
+            }
+            long before = latestVersion();
+            old.upsert(3L, "d1", 30);
+            assertThatThrownBy(old::commit)
+                    .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                    .hasMessageContaining("changed while the sink was running");
+            assertThat(latestVersion()).isEqualTo(before);
+        }
+        try (UpsertHarness restarted =
+                UpsertHarness.open(dir.toString(), v1, MergeOptions.DEFAULTS)) {
+            // The restarted job's rows are in the table's (new) column order: its input mapped.
+            InputProjection projection =
+                    InputProjection.plan(v1.columns(), restarted.table().schema(), dir.toString());
+            restarted.upsert(projection.project(new Object[] {3L, "d1", 30}));
+            restarted.upsert(projection.project(new Object[] {2L, "d1", 21}));
+            restarted.commit();
+            assertThat(Rows.sorted(restarted.read()))
+                    .isEqualTo(
+                            Rows.sorted(
+                                    List.of(
+                                            new Object[] {1L, "d1", 10L, null},
+                                            new Object[] {2L, "d1", 21L, null},
+                                            new Object[] {3L, "d1", 30L, null})));
+        }
     }
 
     private DeltaTable open(TableDefinition definition) {
