@@ -235,6 +235,7 @@ public final class DeltaTable implements MergeTable {
                 SchemaChange.between(
                         schema, definition.columns(), definition.schemaEvolution(), location);
         if (!change.isEmpty()) {
+            SchemaChangeCommit.checkedSchema(snapshot, change, location);
             LOG.info(
                     "The sink will change the schema of the Delta table {} when it starts ({}):"
                             + " {}",
@@ -272,14 +273,21 @@ public final class DeltaTable implements MergeTable {
             // (a narrowed type, say) must not leave columns added behind it.
             InputProjection.plan(definition.columns(), change.applyTo(current), location);
             try {
-                long version = SchemaChangeCommit.commit(snapshot, change, engine);
+                long version = SchemaChangeCommit.commit(snapshot, change, engine, location);
                 LOG.info(
                         "Changed the schema of the Delta table {} in version {} ({}): {}",
                         location,
                         version,
                         definition.schemaEvolution(),
                         change);
+            } catch (DeltaLiteSchemaMismatchException e) {
+                throw e;
             } catch (RuntimeException e) {
+                S3AccessCheck.denied(location, "changing the schema in its Delta log", e)
+                        .ifPresent(
+                                denied -> {
+                                    throw denied;
+                                });
                 if (!isRetriable(e)) {
                     throw new DeltaLiteSchemaMismatchException(
                             "Delta Kernel refused to change the schema of the Delta table at "
@@ -315,6 +323,15 @@ public final class DeltaTable implements MergeTable {
                         location,
                         attempt,
                         e.toString());
+                try {
+                    Thread.sleep(50L * attempt);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new DeltaLiteStorageException(
+                            "Interrupted while changing the schema of the Delta table at "
+                                    + location,
+                            interrupted);
+                }
             }
             snapshot = load(location, tablePath, engine, hadoopConf);
             TableFeatureCheck.requireWritable(snapshot, location);

@@ -215,4 +215,9 @@ final class KernelInternals {
                 0,
                 System::currentTimeMillis);
     }
+
+    /** Kernel's check of a table schema without column mapping, defaults or Iceberg compat. */
+    static void validateSchema(io.delta.kernel.types.StructType schema) {
+        io.delta.kernel.internal.util.SchemaUtils.validateSchema(schema, false, false, false);
+    }
 }

@@ -7,6 +7,7 @@ import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TypeChange;
 import io.delta.kernel.utils.CloseableIterable;
+import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import io.deltalite.flink.internal.merge.SchemaChange;
 import io.deltalite.flink.internal.merge.ValueType;
 import java.util.ArrayList;
@@ -29,14 +30,54 @@ final class SchemaChangeCommit {
      * @throws io.delta.kernel.exceptions.ConcurrentWriteException when another commit took the
      *     version: the caller reads the table again and decides anew
      */
-    static long commit(Snapshot snapshot, SchemaChange change, Engine engine) {
+    static long commit(Snapshot snapshot, SchemaChange change, Engine engine, String location) {
         Transaction transaction =
                 KernelInternals.schemaChangeTransaction(
                         snapshot,
-                        newSchema(snapshot.getSchema(), change),
+                        checkedSchema(snapshot, change, location),
                         !change.widened().isEmpty(),
                         DeltaTable.ENGINE_INFO);
         return transaction.commit(engine, CloseableIterable.emptyIterable()).getVersion();
+    }
+
+    /**
+     * The table's schema after {@code change}, checked as Kernel checks the schema of a table it
+     * creates (the step its public API skips here is only the one that requires column mapping):
+     * valid column names for a table without column mapping, no duplicates. A widening is refused
+     * when the table has type widening turned off explicitly.
+     *
+     * @throws DeltaLiteSchemaMismatchException naming what is wrong
+     */
+    static StructType checkedSchema(Snapshot snapshot, SchemaChange change, String location) {
+        String wideningProperty = snapshot.getTableProperties().get("delta.enableTypeWidening");
+        if (!change.widened().isEmpty()
+                && wideningProperty != null
+                && !"true".equalsIgnoreCase(wideningProperty.trim())) {
+            throw new DeltaLiteSchemaMismatchException(
+                    "The input widens "
+                            + change.widened()
+                            + " of the Delta table at "
+                            + location
+                            + ", but the table has delta.enableTypeWidening = "
+                            + wideningProperty
+                            + ", which forbids it. Set the property to true on the table, or"
+                            + " cast the column in the job to the table's type.");
+        }
+        StructType schema = newSchema(snapshot.getSchema(), change);
+        try {
+            KernelInternals.validateSchema(schema);
+        } catch (RuntimeException e) {
+            throw new DeltaLiteSchemaMismatchException(
+                    "The sink cannot "
+                            + change
+                            + " on the Delta table at "
+                            + location
+                            + ": "
+                            + e.getMessage()
+                            + " Rename the column in the job (for example with AS in SQL).",
+                    e);
+        }
+        return schema;
     }
 
     static StructType newSchema(StructType current, SchemaChange change) {

@@ -100,6 +100,8 @@ public final class InputProjection implements Serializable {
                                 + " without loss. Cast it in the job, or write to a table with a"
                                 + " matching column"
                                 + (SchemaChange.isWidening(column.type(), field.type())
+                                                && !table.primaryKey().contains(column.name())
+                                                && !table.partitionColumns().contains(column.name())
                                         ? " (or let the sink widen the table's column:"
                                                 + " schema-evolution = add-columns-and-widen-types)."
                                         : "."));

@@ -24,6 +24,16 @@ public final class PartitionChanges {
     private final NullKeyPolicy nullKeyPolicy;
     private final Map<RowKey, Object[]> lastChange = new LinkedHashMap<>();
     private final List<Object[]> nullKeyRows = new ArrayList<>();
+
+    /**
+     * The columns outside the primary key when a partition column is among them (a row can then
+     * change partition without changing its key), else {@code null}.
+     */
+    private final int[] nonKeyIndexes;
+
+    /** Deleted keys whose delete carried nothing but the key: see {@link #keyOnlyDeletes()}. */
+    private final Set<RowKey> keyOnlyDeletes = new java.util.LinkedHashSet<>();
+
     private long sourceRows;
     private long nullKeyCount;
     private long estimatedBytes;
@@ -33,6 +43,20 @@ public final class PartitionChanges {
         this.partition = partition;
         this.keyIndexes = schema.matchKeyIndexes();
         this.nullKeyPolicy = policy;
+        this.nonKeyIndexes = nonKeyIndexesIfPartitionedOutsideKey(schema);
+    }
+
+    private static int[] nonKeyIndexesIfPartitionedOutsideKey(TableSchema schema) {
+        if (schema.primaryKey().containsAll(schema.partitionColumns())) {
+            return null;
+        }
+        List<Integer> indexes = new ArrayList<>();
+        for (int i = 0; i < schema.columns().size(); i++) {
+            if (!schema.primaryKey().contains(schema.columns().get(i).name())) {
+                indexes.add(i);
+            }
+        }
+        return indexes.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /** Records that {@code row} (in table-column order) replaces its key. */
@@ -69,7 +93,55 @@ public final class PartitionChanges {
             acceptNullKey(row);
             return;
         }
+        Object[] previous = lastChange.get(key);
+        // After an upsert of the key in this partition the delete has found its row.
+        boolean foundHere = previous != null && previous != DELETED;
         put(key, DELETED);
+        if (!foundHere && isKeyOnly(row)) {
+            keyOnlyDeletes.add(key);
+        }
+    }
+
+    /**
+     * Whether every column outside the key is empty — null, or the zero value Debezium puts into a
+     * NOT NULL column it has no value for ({@code ""}, 0, false, the epoch) — in a table
+     * partitioned outside its key.
+     */
+    private boolean isKeyOnly(Object[] row) {
+        if (nonKeyIndexes == null) {
+            return false;
+        }
+        for (int index : nonKeyIndexes) {
+            if (!isEmpty(row[index])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isEmpty(Object value) {
+        if (value == null) {
+            return true;
+        }
+        if (value instanceof String text) {
+            return text.isEmpty();
+        }
+        if (value instanceof java.math.BigDecimal decimal) {
+            return decimal.signum() == 0;
+        }
+        if (value instanceof Float || value instanceof Double) {
+            return ((Number) value).doubleValue() == 0;
+        }
+        if (value instanceof Number number) {
+            return number.longValue() == 0;
+        }
+        if (value instanceof Boolean flag) {
+            return !flag;
+        }
+        if (value instanceof byte[] bytes) {
+            return bytes.length == 0;
+        }
+        return false;
     }
 
     private void put(RowKey key, Object[] change) {
@@ -151,6 +223,24 @@ public final class PartitionChanges {
                         keys.add(key);
                     }
                 });
+        return keys;
+    }
+
+    /**
+     * The deleted keys whose delete named nothing but the key — every other column empty (null, or
+     * a zero value), the partition columns outside the key among them — in a table partitioned
+     * outside its key. Such a delete is what a CDC source sends when it does not know the deleted
+     * row (PostgreSQL's {@code REPLICA IDENTITY DEFAULT}); it lands in the null partition, while
+     * the row may be in any other. The merge checks that the null partition really holds each of
+     * these keys.
+     */
+    public List<RowKey> keyOnlyDeletes() {
+        List<RowKey> keys = new ArrayList<>();
+        for (RowKey key : keyOnlyDeletes) {
+            if (lastChange.get(key) == DELETED) {
+                keys.add(key);
+            }
+        }
         return keys;
     }
 

@@ -205,6 +205,18 @@ public final class PartitionMerger {
     }
 
     /**
+     * The files among {@code files} (of one partition) that hold one of {@code keys}: statistics
+     * first, then the exact probe of the key columns, as a merge finds them.
+     */
+    List<DataFile> filesHoldingAny(List<DataFile> files, Set<RowKey> keys) {
+        List<DataFile> candidates = candidates(files, keys);
+        if (candidates.isEmpty()) {
+            return candidates;
+        }
+        return probe.filesHoldingAny(candidates, KeyMatcher.of(keys));
+    }
+
+    /**
      * Where merges against {@code snapshot} put new deletion vectors, or {@code null} when they
      * merge copy-on-write: in write mode {@code copy-on-write}, and whenever the table does not
      * allow deletion vectors (then even in mode {@code deletion-vectors}, whose writers refuse to

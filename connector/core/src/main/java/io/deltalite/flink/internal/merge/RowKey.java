@@ -88,4 +88,19 @@ public final class RowKey {
         }
         return text.append(')').toString();
     }
+
+    /** The key as {@code (name=value, ...)}, with the names of its columns. */
+    public String describe(java.util.List<String> columns) {
+        StringBuilder text = new StringBuilder("(");
+        for (int i = 0; i < values.length; i++) {
+            text.append(i == 0 ? "" : ", ")
+                    .append(i < columns.size() ? columns.get(i) : "?")
+                    .append('=')
+                    .append(
+                            values[i] instanceof byte[] bytes
+                                    ? "0x" + java.util.HexFormat.of().formatHex(bytes)
+                                    : values[i]);
+        }
+        return text.append(')').toString();
+    }
 }

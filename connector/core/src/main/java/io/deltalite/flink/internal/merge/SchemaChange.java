@@ -67,6 +67,23 @@ public record SchemaChange(List<ValueType.Field> added, List<Widening> widened) 
             }
             ValueType.Field column = table.columns().get(index);
             if (mode.widensTypes() && isWidening(column.type(), field.type())) {
+                if (table.primaryKey().contains(column.name())) {
+                    throw new DeltaLiteSchemaMismatchException(
+                            "Column '"
+                                    + column.name()
+                                    + "' is "
+                                    + field.type()
+                                    + " in the input but "
+                                    + column.type()
+                                    + " in the Delta table at "
+                                    + tableLocation
+                                    + ", and it is a primary-key column, whose type the sink does"
+                                    + " not widen: keys the job holds in its state and its staged"
+                                    + " files keep the old type, and a float key widened to double"
+                                    + " no longer equals the value read back. Cast it in the job to "
+                                    + column.type()
+                                    + ", or write to a new table with the wider key.");
+                }
                 if (table.partitionColumns().contains(column.name())) {
                     throw new DeltaLiteSchemaMismatchException(
                             "Column '"

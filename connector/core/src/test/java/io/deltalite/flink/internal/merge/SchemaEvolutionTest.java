@@ -383,6 +383,71 @@ class SchemaEvolutionTest {
     }
 
     @Test
+    void aPrimaryKeyColumnIsNotWidened() {
+        TableDefinition intKey =
+                new TableDefinition(
+                        List.of(field("id", ValueType.of(Kind.INT), false), DAY),
+                        List.of("id"),
+                        List.of("day"),
+                        Map.of());
+        UpsertHarness.open(dir.toString(), intKey, MergeOptions.DEFAULTS).close();
+        long before = latestVersion();
+        TableDefinition wider =
+                new TableDefinition(
+                        List.of(field("id", ValueType.of(Kind.BIGINT), false), DAY),
+                        List.of("id"),
+                        List.of("day"),
+                        Map.of(),
+                        SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES);
+        assertThatThrownBy(() -> open(wider))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("'id'")
+                .hasMessageContaining("primary-key column");
+        assertThatThrownBy(() -> plan(wider.withSchemaEvolution(SchemaEvolution.NONE)))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageNotContaining("add-columns-and-widen-types");
+        assertThat(latestVersion()).isEqualTo(before);
+    }
+
+    @Test
+    void aColumnNameDeltaRefusesWithoutColumnMappingIsNotAdded() {
+        TableDefinition v1 = version1(field("amount", ValueType.of(Kind.INT), true));
+        UpsertHarness.open(dir.toString(), v1, MergeOptions.DEFAULTS).close();
+        long before = latestVersion();
+        TableDefinition spaced =
+                version1(
+                                field("amount", ValueType.of(Kind.INT), true),
+                                field("my col", ValueType.of(Kind.STRING), true))
+                        .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS);
+        assertThatThrownBy(() -> plan(spaced))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("my col");
+        assertThatThrownBy(() -> open(spaced))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("my col");
+        assertThat(latestVersion()).isEqualTo(before);
+    }
+
+    @Test
+    void aTableWithTypeWideningTurnedOffIsNotWidened() {
+        TableDefinition v1 =
+                new TableDefinition(
+                        List.of(ID, DAY, field("amount", ValueType.of(Kind.INT), true)),
+                        List.of("id"),
+                        List.of("day"),
+                        Map.of("delta.enableTypeWidening", "false"));
+        UpsertHarness.open(dir.toString(), v1, MergeOptions.DEFAULTS).close();
+        long before = latestVersion();
+        TableDefinition wider =
+                version1(field("amount", ValueType.of(Kind.BIGINT), true))
+                        .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES);
+        assertThatThrownBy(() -> open(wider))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("delta.enableTypeWidening = false");
+        assertThat(latestVersion()).isEqualTo(before);
+    }
+
+    @Test
     void writersOpeningAtOnceChangeTheSchemaOnce() throws Exception {
         TableDefinition v1 = version1(field("amount", ValueType.of(Kind.INT), true));
         try (UpsertHarness first = UpsertHarness.open(dir.toString(), v1, MergeOptions.DEFAULTS)) {

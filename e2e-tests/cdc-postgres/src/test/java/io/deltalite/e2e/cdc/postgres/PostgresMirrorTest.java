@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder;
@@ -263,6 +264,79 @@ class PostgresMirrorTest {
     }
 
     /**
+     * A table left at PostgreSQL's REPLICA IDENTITY DEFAULT: a delete names only the key, so the
+     * sink of a table partitioned by another column cannot tell where the row is. The job fails
+     * with an error that says so and what to do, and the Delta table keeps what it had.
+     */
+    @Test
+    void aKeyOnlyDeleteFromReplicaIdentityDefaultFailsTheJobAndLosesNothing() throws Exception {
+        createTable("orders_default_identity", 200);
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement()) {
+            sql.execute("ALTER TABLE orders_default_identity REPLICA IDENTITY DEFAULT");
+        }
+        Path table = dir.resolve("orders_default_identity");
+        StreamTableEnvironment tables = StreamTableEnvironment.create(environment(0));
+        tables.executeSql(
+                "CREATE TABLE source_cdc (id BIGINT, `day` STRING, amount INT, note STRING,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                        + " 'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'port' = '"
+                        + postgres.getPort()
+                        + "', 'username' = 'postgres', 'password' = 'postgres',"
+                        + " 'database-name' = 'postgres', 'schema-name' = 'public',"
+                        + " 'table-name' = 'orders_default_identity',"
+                        + " 'slot.name' = 'deltalite_default_identity',"
+                        + " 'decoding.plugin.name' = 'pgoutput',"
+                        + " 'scan.incremental.snapshot.enabled' = 'true')");
+        tables.executeSql(
+                "CREATE TABLE delta_orders (id BIGINT, `day` STRING, amount INT, note STRING,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
+                        + " 'connector' = 'deltalite', 'path' = '"
+                        + table
+                        + "')");
+        JobClient job =
+                tables.executeSql("INSERT INTO delta_orders SELECT * FROM source_cdc")
+                        .getJobClient()
+                        .orElseThrow();
+        List<Object[]> snapshot = databaseRows("orders_default_identity");
+        TableWaits.awaitRows(table, snapshot, CONVERGE);
+
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement()) {
+            sql.execute("DELETE FROM orders_default_identity WHERE id = 17");
+        }
+        // Debezium sends the delete with the key and, for the NOT NULL day, its fallback '' (an
+        // empty partition value is null in Delta).
+        Throwable failure;
+        try {
+            failure =
+                    org.assertj.core.api.Assertions.catchThrowable(
+                            () -> job.getJobExecutionResult().get(2, TimeUnit.MINUTES));
+        } finally {
+            if (!job.getJobStatus().get().isTerminalState()) {
+                job.cancel().get();
+            }
+        }
+        assertThat(failure).as("the job's failure").isNotNull();
+        assertThat(causes(failure))
+                .contains("A delete of key (id=17) carries nothing but its key")
+                .contains("names partition day=null")
+                .contains("but partition day='2024-06-02' holds that key")
+                .contains("REPLICA IDENTITY FULL");
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .as("the Delta table as the snapshot left it")
+                .isEqualTo(Rows.sorted(snapshot));
+    }
+
+    private static String causes(Throwable error) {
+        StringBuilder messages = new StringBuilder();
+        for (Throwable e = error; e != null; e = e.getCause()) {
+            messages.append(e.getMessage()).append('\n');
+        }
+        return messages.toString();
+    }
+
+    /**
      * The same pipeline as a DataStream job: Flink CDC's incremental PostgreSQL source, Debezium
      * records turned into RowData, and {@code DeltaLiteSink.forTable(...)}.
      */
@@ -455,9 +529,13 @@ class PostgresMirrorTest {
     }
 
     private static StreamExecutionEnvironment environment() {
+        return environment(10);
+    }
+
+    private static StreamExecutionEnvironment environment(int restarts) {
         Configuration configuration = new Configuration();
         configuration.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
+        configuration.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
         configuration.set(
                 RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
         StreamExecutionEnvironment env =
