@@ -12,9 +12,9 @@ package io.deltalite.flink.sink;
  *   <li>{@link #ADD_COLUMNS_AND_WIDEN_TYPES}: as {@link #ADD_COLUMNS}, and a column whose input
  *       type is a widening Delta allows of the table's (tinyint → smallint → int → bigint, float →
  *       double, decimal(p,s) → decimal(p',s) with p' &gt; p) gets the input's type — never a
- *       primary-key or partition column. This turns on Delta's type widening table feature
- *       (reader version 3, writer version 7): readers need it (Spark with Delta 4.0 or later;
- *       Delta 3.x knows only its preview and cannot read the table).
+ *       primary-key or partition column. This turns on Delta's type widening table feature (reader
+ *       version 3, writer version 7): readers need it (Spark with Delta 4.0 or later; Delta 3.x
+ *       knows only its preview and cannot read the table).
  * </ul>
  *
  * Anything else — a column dropped from the input that the table requires, a renamed column, a
