@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.testing.Rows;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,9 +36,7 @@ class DropInSqlJarTest {
 
         Path orders = dir.resolve("orders");
         Path totals = dir.resolve("totals");
-        Path script = dir.resolve("script.sql");
-        Files.writeString(
-                script,
+        String script =
                 String.join(
                         "\n",
                         "SET 'table.dml-sync' = 'true';",
@@ -54,39 +49,13 @@ class DropInSqlJarTest {
                         "  WITH ('connector' = 'deltalite', 'path' = '" + totals + "');",
                         "INSERT INTO totals SELECT `day`, SUM(amount) FROM (VALUES",
                         "  ('d1', 1), ('d1', 2), ('d2', 5), ('d1', 4)) AS t(`day`, amount) GROUP BY `day`;",
-                        ""),
-                StandardCharsets.UTF_8);
-        Path conf = Files.createDirectories(dir.resolve("conf"));
-        Files.writeString(
-                conf.resolve("config.yaml"),
-                "execution:\n  target: local\nparallelism:\n  default: 2\n"
-                        + "rest:\n  address: 127.0.0.1\n  bind-address: 127.0.0.1\n");
-
-        List<String> command = new ArrayList<>();
-        command.add(FlinkDistribution.javaBinary());
-        command.addAll(FlinkDistribution.jvmOptions());
-        command.addAll(
-                List.of(
-                        "-cp",
-                        flink.classPath("flink-python"),
-                        "org.apache.flink.table.client.SqlClient",
-                        "-hist",
-                        dir.resolve("history").toString(),
-                        "-f",
-                        script.toString()));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().put("FLINK_CONF_DIR", conf.toString());
-        Path output = dir.resolve("sql-client.log");
-        builder.redirectOutput(output.toFile());
-        Process client = builder.start();
-        boolean finished = client.waitFor(4, TimeUnit.MINUTES);
-        String log = Files.readString(output);
-        if (!finished) {
-            client.destroyForcibly();
-        }
-        assertThat(finished).as("the SQL client finished; its output:%n%s", log).isTrue();
-        assertThat(client.exitValue()).as("exit code; output:%n%s", log).isZero();
-        assertThat(log).doesNotContain("[ERROR]");
+                        "");
+        FlinkDistribution.SqlClientRun run = flink.runSqlScript(dir, script, Duration.ofMinutes(4));
+        assertThat(run.finished())
+                .as("the SQL client finished; its output:%n%s", run.output())
+                .isTrue();
+        assertThat(run.exitCode()).as("exit code; output:%n%s", run.output()).isZero();
+        assertThat(run.output()).doesNotContain("[ERROR]");
 
         assertThat(Rows.sorted(KernelTableReader.readAll(orders.toString())))
                 .isEqualTo(

@@ -3,11 +3,14 @@ package io.deltalite.e2e;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -75,5 +78,47 @@ public final class FlinkDistribution {
                 "--add-opens=java.base/java.util=ALL-UNNAMED",
                 "--add-opens=java.base/java.nio=ALL-UNNAMED",
                 "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED");
+    }
+
+    /** What Flink's SQL client printed for a script, and how it ended. */
+    public record SqlClientRun(boolean finished, int exitCode, String output) {}
+
+    /**
+     * Runs {@code script} (SQL statements) in Flink's own SQL client, its jobs on a local cluster
+     * in the client's process, with this distribution's class path (lib/ and the flink-python jar
+     * of opt/); its files go to {@code workDir}.
+     */
+    public SqlClientRun runSqlScript(Path workDir, String script, Duration timeout)
+            throws IOException, InterruptedException {
+        Path file = workDir.resolve("script.sql");
+        Files.writeString(file, script, StandardCharsets.UTF_8);
+        Path conf = Files.createDirectories(workDir.resolve("conf"));
+        Files.writeString(
+                conf.resolve("config.yaml"),
+                "execution:\n  target: local\nparallelism:\n  default: 2\n"
+                        + "rest:\n  address: 127.0.0.1\n  bind-address: 127.0.0.1\n");
+        List<String> command = new ArrayList<>();
+        command.add(javaBinary());
+        command.addAll(jvmOptions());
+        command.addAll(
+                List.of(
+                        "-cp",
+                        classPath("flink-python"),
+                        "org.apache.flink.table.client.SqlClient",
+                        "-hist",
+                        workDir.resolve("history").toString(),
+                        "-f",
+                        file.toString()));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("FLINK_CONF_DIR", conf.toString());
+        Path output = workDir.resolve("sql-client.log");
+        builder.redirectOutput(output.toFile());
+        Process client = builder.start();
+        boolean finished = client.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!finished) {
+            client.destroyForcibly().waitFor();
+        }
+        return new SqlClientRun(
+                finished, finished ? client.exitValue() : -1, Files.readString(output));
     }
 }
