@@ -328,6 +328,42 @@ class PostgresMirrorTest {
                 .isEqualTo(Rows.sorted(snapshot));
     }
 
+    /**
+     * A source column of a type Delta has no equivalent for (PostgreSQL's {@code time}, which Flink
+     * CDC reads as TIME) is refused when the job is built, naming the column; nothing starts.
+     */
+    @Test
+    void aSourceColumnOfATypeDeltaLacksIsRefusedWhenTheJobIsBuilt() throws Exception {
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement()) {
+            sql.execute(
+                    "CREATE TABLE shifts (id BIGINT PRIMARY KEY, day TEXT NOT NULL, starts TIME)");
+        }
+        Path table = dir.resolve("shifts");
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(
+                "CREATE TABLE shifts_cdc (id BIGINT, `day` STRING, starts TIME,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                        + " 'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'port' = '"
+                        + postgres.getPort()
+                        + "', 'username' = 'postgres', 'password' = 'postgres',"
+                        + " 'database-name' = 'postgres', 'schema-name' = 'public',"
+                        + " 'table-name' = 'shifts', 'slot.name' = 'deltalite_shifts',"
+                        + " 'decoding.plugin.name' = 'pgoutput')");
+        tables.executeSql(
+                "CREATE TABLE shifts (id BIGINT, `day` STRING, starts TIME,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
+                        + " 'connector' = 'deltalite', 'path' = '"
+                        + table
+                        + "')");
+        Throwable refused =
+                org.assertj.core.api.Assertions.catchThrowable(
+                        () -> tables.executeSql("INSERT INTO shifts SELECT * FROM shifts_cdc"));
+        assertThat(refused).as("the refusal").isNotNull();
+        assertThat(causes(refused)).contains("'starts'").contains("TIME");
+        assertThat(table).doesNotExist();
+    }
+
     private static String causes(Throwable error) {
         StringBuilder messages = new StringBuilder();
         for (Throwable e = error; e != null; e = e.getCause()) {
