@@ -64,6 +64,16 @@ public final class ChangeBuffer {
                 partition, key -> new PartitionChanges(schema, key, nullKeyPolicy));
     }
 
+    /** The changes buffered for {@code partition}, or null. */
+    PartitionChanges changesOf(PartitionValues partition) {
+        return partitions.get(partition);
+    }
+
+    /** The partitions with buffered changes. */
+    java.util.Set<PartitionValues> partitions() {
+        return java.util.Collections.unmodifiableSet(partitions.keySet());
+    }
+
     public long estimatedBytes() {
         return estimatedBytes;
     }

@@ -85,14 +85,7 @@ public final class InputProjection implements Serializable {
             }
             if (casts[i] == null) {
                 throw new DeltaLiteSchemaMismatchException(
-                        "Column '"
-                                + column.name()
-                                + "' is "
-                                + field.type()
-                                + " in the input but "
-                                + column.type()
-                                + " in the Delta table at "
-                                + tableLocation
+                        SchemaChange.typesDiffer(column, field, tableLocation)
                                 + ", and "
                                 + field.type()
                                 + " cannot be cast to "

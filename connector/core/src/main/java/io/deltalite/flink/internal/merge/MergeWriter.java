@@ -1,6 +1,5 @@
 package io.deltalite.flink.internal.merge;
 
-import io.deltalite.flink.exceptions.DeltaLiteInvalidInputException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -234,7 +233,7 @@ public final class MergeWriter implements AutoCloseable {
         }
         TableSnapshot snapshot = table.latestSnapshot();
         pending.dropCommitted(snapshot);
-        requireKeyOnlyDeletesUnambiguous(changes, snapshot);
+        KeyHolders holders = new KeyHolders(snapshot, changes);
         Map<PartitionValues, List<DataFile>> live = snapshot.liveFiles(changes.keySet());
         List<Callable<PartitionWriteResult>> merges = new ArrayList<>();
         long version = snapshot.version();
@@ -258,7 +257,8 @@ public final class MergeWriter implements AutoCloseable {
                                             view.freshPaths,
                                             view.ownPaths,
                                             version,
-                                            vectors),
+                                            vectors,
+                                            holders),
                                     view,
                                     committed,
                                     budget));
@@ -298,78 +298,63 @@ public final class MergeWriter implements AutoCloseable {
     }
 
     /**
-     * Fails the checkpoint when a delete that named nothing but its key ({@link
-     * PartitionChanges#keyOnlyDeletes()}) would miss its row: when another partition holds the key
-     * — in the table, in this writer's merges of the checkpoint, or among its buffered changes. It
-     * would delete nothing in the partition it names, and the row would stay where it is. A key
-     * that no other partition holds is deleted where the delete names it (or was not there).
+     * Where the merges of one round look up a key-only delete's key that its own partition lacks
+     * ({@link PartitionMerger.KeyHolders}): every other partition this writer knows of — the
+     * table's, its pending checkpoints', its merges of this checkpoint, its buffered changes (of
+     * this round and still buffered) — by buffered upserts, then statistics and an exact probe of
+     * the files as this writer sees them. Another writer's uncommitted changes are not seen.
      */
-    private void requireKeyOnlyDeletesUnambiguous(
-            Map<PartitionValues, PartitionChanges> changes, TableSnapshot snapshot) {
-        Map<PartitionValues, List<RowKey>> suspicious = new LinkedHashMap<>();
-        for (PartitionChanges partitionChanges : changes.values()) {
-            List<RowKey> keys = partitionChanges.keyOnlyDeletes();
-            if (!keys.isEmpty()) {
-                suspicious.put(partitionChanges.partition(), keys);
-            }
-        }
-        if (suspicious.isEmpty()) {
-            return;
-        }
-        Map<PartitionValues, List<DataFile>> partitions =
-                new LinkedHashMap<>(snapshot.allLiveFiles());
-        current.keySet().forEach(partition -> partitions.putIfAbsent(partition, List.of()));
-        changes.keySet().forEach(partition -> partitions.putIfAbsent(partition, List.of()));
-        suspicious.forEach(
-                (partition, keys) -> {
-                    Set<RowKey> wanted = new HashSet<>(keys);
-                    partitions.forEach(
-                            (other, committed) -> {
-                                if (other.equals(partition)) {
-                                    return;
-                                }
-                                PartitionChanges buffered = changes.get(other);
-                                boolean upsertedThere =
-                                        buffered != null
-                                                && wanted.stream().anyMatch(buffered::isUpserted);
-                                if (upsertedThere
-                                        || !merger.filesHoldingAny(
-                                                        view(other, committed).files, wanted)
-                                                .isEmpty()) {
-                                    throw keyOnlyDeleteMisses(partition, keys, other);
-                                }
-                            });
-                });
-    }
+    private final class KeyHolders implements PartitionMerger.KeyHolders {
+        private final TableSnapshot snapshot;
+        private final Map<PartitionValues, PartitionChanges> round;
+        private Map<PartitionValues, List<DataFile>> live;
 
-    private DeltaLiteInvalidInputException keyOnlyDeleteMisses(
-            PartitionValues partition, List<RowKey> keys, PartitionValues holder) {
-        TableSchema schema = table.schema();
-        List<String> outside = new ArrayList<>(schema.partitionColumns());
-        outside.removeAll(schema.primaryKey());
-        List<String> described = new ArrayList<>();
-        for (RowKey key : keys.subList(0, Math.min(5, keys.size()))) {
-            described.add(key.describe(schema.matchKey()));
+        KeyHolders(TableSnapshot snapshot, Map<PartitionValues, PartitionChanges> round) {
+            this.snapshot = snapshot;
+            this.round = round;
         }
-        return new DeltaLiteInvalidInputException(
-                "A delete of key "
-                        + String.join(" or ", described)
-                        + (keys.size() > 5 ? " (and " + (keys.size() - 5) + " more)" : "")
-                        + " carries nothing but its key: every other column is empty (null, or"
-                        + " the zero value a CDC source puts into a NOT NULL column it has no value"
-                        + " for), partition column(s) "
-                        + outside
-                        + " among them, so it names partition "
-                        + partition.describe(schema.partitionColumns())
-                        + " of the Delta table at "
-                        + table.location()
-                        + ", but partition "
-                        + holder.describe(schema.partitionColumns())
-                        + " holds that key, and its row would stay. A CDC source sends such deletes"
-                        + " when it does not know the deleted row (PostgreSQL's REPLICA IDENTITY"
-                        + " DEFAULT, a binlog without full row images). Make the source send whole"
-                        + " rows (ALTER TABLE ... REPLICA IDENTITY FULL), or partition the table by"
-                        + " key columns only. Nothing of this checkpoint was committed.");
+
+        /** The table's files by partition, listed once per round, on first need. */
+        private synchronized Map<PartitionValues, List<DataFile>> live() {
+            if (live == null) {
+                live = snapshot.allLiveFiles();
+            }
+            return live;
+        }
+
+        @Override
+        public java.util.Optional<PartitionMerger.KeyHolder> find(
+                Set<RowKey> keys, PartitionValues excluded) {
+            Set<PartitionValues> partitions = new java.util.LinkedHashSet<>(live().keySet());
+            partitions.addAll(pending.partitions());
+            partitions.addAll(current.keySet());
+            partitions.addAll(round.keySet());
+            partitions.addAll(buffer.partitions());
+            partitions.remove(excluded);
+            for (PartitionValues partition : partitions) {
+                List<RowKey> held = new ArrayList<>();
+                for (PartitionChanges buffered :
+                        java.util.Arrays.asList(
+                                round.get(partition), buffer.changesOf(partition))) {
+                    if (buffered != null) {
+                        keys.stream().filter(buffered::isUpserted).forEach(held::add);
+                    }
+                }
+                List<DataFile> files =
+                        view(partition, live().getOrDefault(partition, List.of())).files;
+                if (held.isEmpty() && !merger.filesHoldingAny(files, keys).isEmpty()) {
+                    for (RowKey key : keys) {
+                        if (!merger.filesHoldingAny(files, Set.of(key)).isEmpty()) {
+                            held.add(key);
+                        }
+                    }
+                }
+                if (!held.isEmpty()) {
+                    return java.util.Optional.of(new PartitionMerger.KeyHolder(partition, held));
+                }
+            }
+            return java.util.Optional.empty();
+        }
     }
 
     /**

@@ -47,6 +47,7 @@ public final class PartitionMerger {
     private final int[] keyIndexes;
     private final PartitionCompactor sizes;
     private final WriterShare share;
+    private final String location;
 
     /**
      * A merger of whole partitions (a writer that owns its partitions, or the committer).
@@ -67,6 +68,7 @@ public final class PartitionMerger {
             ExecutorService fileExecutor,
             WriterShare share) {
         this.share = share;
+        this.location = table.location();
         this.schema = table.schema();
         this.options = options;
         this.store = table.files();
@@ -87,6 +89,7 @@ public final class PartitionMerger {
 
     private PartitionMerger(PartitionMerger base, WriterShare share) {
         this.share = share;
+        this.location = base.location;
         this.schema = base.schema;
         this.options = base.options;
         this.store = base.store;
@@ -118,6 +121,36 @@ public final class PartitionMerger {
             Set<String> ownPaths,
             long baseVersion,
             DeletionVectorSink vectors) {
+        return merge(changes, liveFiles, freshPaths, ownPaths, baseVersion, vectors, null);
+    }
+
+    /**
+     * Where else a key may be: the partitions other than {@code excluded} that hold any of {@code
+     * keys}, as far as the merging writer knows (the table, its pending and buffered changes).
+     */
+    @FunctionalInterface
+    interface KeyHolders {
+        /** A partition that holds some of {@code keys} and which of them, or empty. */
+        java.util.Optional<KeyHolder> find(Set<RowKey> keys, PartitionValues excluded);
+    }
+
+    /** {@code keys} are held by {@code partition}. */
+    record KeyHolder(PartitionValues partition, List<RowKey> keys) {}
+
+    /**
+     * As {@link #merge(PartitionChanges, List, Set, Set, long, DeletionVectorSink)}; a delete that
+     * carried nothing but its key ({@link PartitionChanges#keyOnlyDeletes()}) and found no row in
+     * its partition is looked up with {@code holders} (null: not at all), and fails the merge when
+     * another partition holds its key: that row would stay.
+     */
+    PartitionWriteResult merge(
+            PartitionChanges changes,
+            List<DataFile> liveFiles,
+            Set<String> freshPaths,
+            Set<String> ownPaths,
+            long baseVersion,
+            DeletionVectorSink vectors,
+            KeyHolders holders) {
         List<DataFile> baseFiles = new ArrayList<>();
         for (DataFile file : liveFiles) {
             if (!freshPaths.contains(file.path())) {
@@ -138,6 +171,14 @@ public final class PartitionMerger {
                             vectors);
         } catch (RuntimeException e) {
             upsertFiles.forEach(store::deleteUncommitted);
+            throw e;
+        }
+        try {
+            requireKeyOnlyDeletesFound(changes, rewrite, holders);
+        } catch (RuntimeException e) {
+            upsertFiles.forEach(store::deleteUncommitted);
+            rewrite.freshOutput.forEach(store::deleteUncommitted);
+            rewrite.survivorOutput.forEach(store::deleteUncommitted);
             throw e;
         }
         long updated = 0;
@@ -202,6 +243,57 @@ public final class PartitionMerger {
                 vectorFilePaths(rewrite.vectorOutput, vectors),
                 deletedKeys,
                 stats);
+    }
+
+    /**
+     * Fails when a key-only delete found no row in its partition while another partition holds its
+     * key. One that found its row here is a whole delete (a row that really is empty but for its
+     * key); one whose key no partition holds deleted nothing, as any delete of an absent key.
+     */
+    private void requireKeyOnlyDeletesFound(
+            PartitionChanges changes, Rewrite rewrite, KeyHolders holders) {
+        if (holders == null) {
+            return;
+        }
+        Set<RowKey> unfound = new java.util.LinkedHashSet<>();
+        for (RowKey key : changes.keyOnlyDeletes()) {
+            if (!rewrite.foundKeys.contains(key) && !rewrite.foundFreshKeys.contains(key)) {
+                unfound.add(key);
+            }
+        }
+        if (unfound.isEmpty()) {
+            return;
+        }
+        java.util.Optional<KeyHolder> holder = holders.find(unfound, changes.partition());
+        if (holder.isEmpty()) {
+            return;
+        }
+        List<String> outside = new ArrayList<>(schema.partitionColumns());
+        outside.removeAll(schema.primaryKey());
+        List<RowKey> keys = holder.get().keys();
+        List<String> described = new ArrayList<>();
+        for (RowKey key : keys.subList(0, Math.min(5, keys.size()))) {
+            described.add(key.describe(schema.matchKey()));
+        }
+        throw new io.deltalite.flink.exceptions.DeltaLiteInvalidInputException(
+                "A delete of key "
+                        + String.join(" and of ", described)
+                        + (keys.size() > 5 ? " (and of " + (keys.size() - 5) + " more)" : "")
+                        + " carries nothing but its key: every other column is empty (null, or the"
+                        + " zero value a CDC source puts into a NOT NULL column it has no value"
+                        + " for), partition column(s) "
+                        + outside
+                        + " among them, so it names partition "
+                        + changes.partition().describe(schema.partitionColumns())
+                        + " of the Delta table at "
+                        + location
+                        + ", which has no such row, while partition "
+                        + holder.get().partition().describe(schema.partitionColumns())
+                        + " holds that key: its row would stay. A CDC source sends such deletes"
+                        + " when it does not know the deleted row (PostgreSQL's REPLICA IDENTITY"
+                        + " DEFAULT, a binlog without full row images). Make the source send whole"
+                        + " rows (ALTER TABLE ... REPLICA IDENTITY FULL), or partition the table by"
+                        + " key columns only. Nothing of this checkpoint was committed.");
     }
 
     /**

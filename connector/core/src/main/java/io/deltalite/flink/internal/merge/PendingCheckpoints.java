@@ -59,6 +59,17 @@ final class PendingCheckpoints {
         return pending.isEmpty();
     }
 
+    /** The partitions the pending checkpoints changed. */
+    Set<PartitionValues> partitions() {
+        Set<PartitionValues> partitions = new java.util.LinkedHashSet<>();
+        for (PendingCheckpoint checkpoint : pending) {
+            for (PartitionWriteResult result : checkpoint.results()) {
+                partitions.add(result.partition());
+            }
+        }
+        return partitions;
+    }
+
     /** Applies the pending results of {@code partition}, oldest first, to its files by path. */
     void overlay(PartitionValues partition, Map<String, DataFile> files) {
         for (PendingCheckpoint checkpoint : pending) {

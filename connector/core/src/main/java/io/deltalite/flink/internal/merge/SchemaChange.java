@@ -69,14 +69,7 @@ public record SchemaChange(List<ValueType.Field> added, List<Widening> widened) 
             if (mode.widensTypes() && isWidening(column.type(), field.type())) {
                 if (table.primaryKey().contains(column.name())) {
                     throw new DeltaLiteSchemaMismatchException(
-                            "Column '"
-                                    + column.name()
-                                    + "' is "
-                                    + field.type()
-                                    + " in the input but "
-                                    + column.type()
-                                    + " in the Delta table at "
-                                    + tableLocation
+                            typesDiffer(column, field, tableLocation)
                                     + ", and it is a primary-key column, whose type the sink does"
                                     + " not widen: keys the job holds in its state and its staged"
                                     + " files keep the old type, and a float key widened to double"
@@ -86,14 +79,7 @@ public record SchemaChange(List<ValueType.Field> added, List<Widening> widened) 
                 }
                 if (table.partitionColumns().contains(column.name())) {
                     throw new DeltaLiteSchemaMismatchException(
-                            "Column '"
-                                    + column.name()
-                                    + "' is "
-                                    + field.type()
-                                    + " in the input but "
-                                    + column.type()
-                                    + " in the Delta table at "
-                                    + tableLocation
+                            typesDiffer(column, field, tableLocation)
                                     + ", and it is a partition column, whose type the sink does"
                                     + " not widen (each partition's value is in the log as"
                                     + " text). Cast it in the job to "
@@ -104,6 +90,19 @@ public record SchemaChange(List<ValueType.Field> added, List<Widening> widened) 
             }
         }
         return new SchemaChange(added, widened);
+    }
+
+    /** "Column 'c' is T in the input but U in the Delta table at L", as the errors begin. */
+    static String typesDiffer(
+            ValueType.Field tableColumn, ValueType.Field inputField, String tableLocation) {
+        return "Column '"
+                + tableColumn.name()
+                + "' is "
+                + inputField.type()
+                + " in the input but "
+                + tableColumn.type()
+                + " in the Delta table at "
+                + tableLocation;
     }
 
     /**

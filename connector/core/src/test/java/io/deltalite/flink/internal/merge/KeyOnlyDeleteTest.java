@@ -58,7 +58,7 @@ class KeyOnlyDeleteTest {
                     .hasMessageContaining("A delete of key (id=1) carries nothing but its key")
                     .hasMessageContaining("[day]")
                     .hasMessageContaining("names partition day=null")
-                    .hasMessageContaining("but partition day='2024-06-01' holds that key")
+                    .hasMessageContaining("while partition day='2024-06-01' holds that key")
                     .hasMessageContaining("REPLICA IDENTITY FULL")
                     .hasMessageContaining("Nothing of this checkpoint was committed");
             assertThat(KernelTableReader.latestVersion(dir.toString())).isEqualTo(before);
@@ -82,7 +82,7 @@ class KeyOnlyDeleteTest {
             harness.delete(1L, "", 0);
             assertThatThrownBy(harness::commit)
                     .isInstanceOf(DeltaLiteInvalidInputException.class)
-                    .hasMessageContaining("but partition day='2024-06-01' holds that key");
+                    .hasMessageContaining("while partition day='2024-06-01' holds that key");
             // A delete with a value outside the key is a whole row: deleted where it names.
             harness.delete(1L, "", 5);
             harness.commit();
@@ -146,7 +146,72 @@ class KeyOnlyDeleteTest {
             harness.delete(1L, null, null);
             assertThatThrownBy(harness::commit)
                     .isInstanceOf(DeltaLiteInvalidInputException.class)
-                    .hasMessageContaining("but partition day='2024-06-01' holds that key");
+                    .hasMessageContaining("while partition day='2024-06-01' holds that key");
+        }
+        assertThat(KernelTableReader.readAll(dir.toString())).isEmpty();
+    }
+
+    /** A whole row that is empty but for its key moves out of its partition: nothing to refuse. */
+    @Test
+    void aRowThatIsEmptyButForItsKeyMovesOutOfItsPartition() {
+        try (UpsertHarness harness =
+                UpsertHarness.open(
+                        dir.toString(), orders(WriteMode.COPY_ON_WRITE), MergeOptions.DEFAULTS)) {
+            harness.upsert(1L, null, null);
+            harness.upsert(2L, "", 0);
+            harness.commit();
+            // -U in the partition that holds the row, +U in another, in one checkpoint.
+            harness.delete(1L, null, null);
+            harness.upsert(1L, "2024-06-02", 5);
+            harness.delete(2L, "", 0);
+            harness.upsert(2L, "2024-06-03", 6);
+            harness.commit();
+            assertThat(Rows.sorted(harness.read()))
+                    .isEqualTo(
+                            Rows.sorted(
+                                    List.of(
+                                            new Object[] {1L, "2024-06-02", 5},
+                                            new Object[] {2L, "2024-06-03", 6})));
+        }
+    }
+
+    /** The key's row is in a partition only this writer's uncommitted checkpoint created. */
+    @Test
+    void aKeyOnlyDeleteOfARowOfAPendingCheckpointFails() {
+        try (UpsertHarness harness =
+                UpsertHarness.open(
+                        dir.toString(), orders(WriteMode.COPY_ON_WRITE), MergeOptions.DEFAULTS)) {
+            harness.upsert(1L, "2024-06-07", 10);
+            long late = harness.lastCheckpoint() + 1;
+            List<PartitionWriteResult> pending = harness.prepareAs(late);
+            harness.delete(1L, null, null);
+            assertThatThrownBy(() -> harness.prepareAs(late + 1))
+                    .isInstanceOf(DeltaLiteInvalidInputException.class)
+                    .hasMessageContaining("while partition day='2024-06-07' holds that key");
+            assertThat(pending).isNotEmpty();
+        }
+    }
+
+    /**
+     * The key-only deletes fill the buffer and are merged early, the row's upsert still buffered.
+     */
+    @Test
+    void anEarlyMergeOfKeyOnlyDeletesSeesUpsertsStillBuffered() {
+        MergeOptions small = MergeOptions.DEFAULTS.withMaxBufferedBytes(4096);
+        try (UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), orders(WriteMode.COPY_ON_WRITE), small)) {
+            harness.upsert(1L, "2024-06-07", 10);
+            // The early merge fails the write that filled the buffer (or the commit).
+            assertThatThrownBy(
+                            () -> {
+                                for (long id = 1; id < 400; id++) {
+                                    harness.delete(id, null, null);
+                                }
+                                harness.commit();
+                            })
+                    .isInstanceOf(DeltaLiteInvalidInputException.class)
+                    .hasMessageContaining("(id=1)")
+                    .hasMessageContaining("while partition day='2024-06-07' holds that key");
         }
         assertThat(KernelTableReader.readAll(dir.toString())).isEmpty();
     }

@@ -104,18 +104,11 @@ class PostgresMirrorTest {
         Path table = dir.resolve("orders");
         StreamTableEnvironment tables = tables();
         tables.executeSql(
-                "CREATE TABLE orders_cdc (id BIGINT, `day` STRING, amount INT, note STRING,"
-                        + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
-                        + " 'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'port' = '"
-                        + postgres.getPort()
-                        + "', 'username' = 'postgres', 'password' = 'postgres',"
-                        + " 'database-name' = 'postgres', 'schema-name' = 'public',"
-                        + " 'table-name' = 'orders', 'slot.name' = 'deltalite_orders',"
-                        + " 'decoding.plugin.name' = 'pgoutput',"
-                        + " 'scan.incremental.snapshot.enabled' = 'true',"
-                        + " 'scan.incremental.snapshot.chunk.size' = '"
-                        + CHUNK
-                        + "')");
+                postgresSource(
+                        "orders_cdc",
+                        "id BIGINT, `day` STRING, amount INT, note STRING",
+                        "orders",
+                        ", 'scan.incremental.snapshot.chunk.size' = '" + CHUNK + "'"));
         tables.executeSql(
                 "CREATE TABLE orders (id BIGINT, `day` STRING, amount INT, note STRING,"
                         + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
@@ -241,17 +234,11 @@ class PostgresMirrorTest {
     private static void createEvolvingPipeline(
             StreamTableEnvironment tables, String columns, Path table, String sinkOptions) {
         tables.executeSql(
-                "CREATE TABLE orders_evolving_cdc ("
-                        + columns
-                        + ", PRIMARY KEY (id) NOT ENFORCED) WITH ("
-                        + " 'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'port' = '"
-                        + postgres.getPort()
-                        + "', 'username' = 'postgres', 'password' = 'postgres',"
-                        + " 'database-name' = 'postgres', 'schema-name' = 'public',"
-                        + " 'table-name' = 'orders_evolving', 'slot.name' = 'deltalite_evolving',"
-                        + " 'decoding.plugin.name' = 'pgoutput',"
-                        + " 'scan.incremental.snapshot.enabled' = 'true',"
-                        + " 'scan.incremental.snapshot.chunk.size' = '500')");
+                postgresSource(
+                        "orders_evolving_cdc",
+                        columns,
+                        "orders_evolving",
+                        ", 'scan.incremental.snapshot.chunk.size' = '500'"));
         tables.executeSql(
                 "CREATE TABLE orders_evolving ("
                         + columns
@@ -278,16 +265,11 @@ class PostgresMirrorTest {
         Path table = dir.resolve("orders_default_identity");
         StreamTableEnvironment tables = StreamTableEnvironment.create(environment(0));
         tables.executeSql(
-                "CREATE TABLE source_cdc (id BIGINT, `day` STRING, amount INT, note STRING,"
-                        + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
-                        + " 'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'port' = '"
-                        + postgres.getPort()
-                        + "', 'username' = 'postgres', 'password' = 'postgres',"
-                        + " 'database-name' = 'postgres', 'schema-name' = 'public',"
-                        + " 'table-name' = 'orders_default_identity',"
-                        + " 'slot.name' = 'deltalite_default_identity',"
-                        + " 'decoding.plugin.name' = 'pgoutput',"
-                        + " 'scan.incremental.snapshot.enabled' = 'true')");
+                postgresSource(
+                        "source_cdc",
+                        "id BIGINT, `day` STRING, amount INT, note STRING",
+                        "orders_default_identity",
+                        ""));
         tables.executeSql(
                 "CREATE TABLE delta_orders (id BIGINT, `day` STRING, amount INT, note STRING,"
                         + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
@@ -321,7 +303,7 @@ class PostgresMirrorTest {
         assertThat(causes(failure))
                 .contains("A delete of key (id=17) carries nothing but its key")
                 .contains("names partition day=null")
-                .contains("but partition day='2024-06-02' holds that key")
+                .contains("while partition day='2024-06-02' holds that key")
                 .contains("REPLICA IDENTITY FULL");
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
                 .as("the Delta table as the snapshot left it")
@@ -342,14 +324,7 @@ class PostgresMirrorTest {
         Path table = dir.resolve("shifts");
         StreamTableEnvironment tables = tables();
         tables.executeSql(
-                "CREATE TABLE shifts_cdc (id BIGINT, `day` STRING, starts TIME,"
-                        + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
-                        + " 'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'port' = '"
-                        + postgres.getPort()
-                        + "', 'username' = 'postgres', 'password' = 'postgres',"
-                        + " 'database-name' = 'postgres', 'schema-name' = 'public',"
-                        + " 'table-name' = 'shifts', 'slot.name' = 'deltalite_shifts',"
-                        + " 'decoding.plugin.name' = 'pgoutput')");
+                postgresSource("shifts_cdc", "id BIGINT, `day` STRING, starts TIME", "shifts", ""));
         tables.executeSql(
                 "CREATE TABLE shifts (id BIGINT, `day` STRING, starts TIME,"
                         + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
@@ -424,6 +399,32 @@ class PostgresMirrorTest {
         } finally {
             job.cancel().get();
         }
+    }
+
+    /**
+     * The DDL of a {@code postgres-cdc} source named {@code name} over the database table {@code
+     * table} (keyed by {@code id}, its own replication slot), with {@code moreOptions} (", 'k' =
+     * 'v'", or "").
+     */
+    private static String postgresSource(
+            String name, String columns, String table, String moreOptions) {
+        return "CREATE TABLE "
+                + name
+                + " ("
+                + columns
+                + ", PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                + " 'connector' = 'postgres-cdc', 'hostname' = 'localhost', 'port' = '"
+                + postgres.getPort()
+                + "', 'username' = 'postgres', 'password' = 'postgres',"
+                + " 'database-name' = 'postgres', 'schema-name' = 'public',"
+                + " 'table-name' = '"
+                + table
+                + "', 'slot.name' = 'deltalite_"
+                + table
+                + "', 'decoding.plugin.name' = 'pgoutput',"
+                + " 'scan.incremental.snapshot.enabled' = 'true'"
+                + moreOptions
+                + ")";
     }
 
     private static void createTable(String table, int rows) throws SQLException {
