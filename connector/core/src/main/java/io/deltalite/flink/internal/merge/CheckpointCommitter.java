@@ -58,6 +58,11 @@ import org.slf4j.LoggerFactory;
  *       merged again: files others added meanwhile do not make it stale, and any change to a file
  *       it read (a remove, a new deletion vector) fails that check. A compaction therefore never
  *       fails a checkpoint and never brings back a row.
+ *   <li><b>One schema.</b> Every version this committer writes has the schema the sink opened the
+ *       table with. A schema change is a version of its own, made only when a writer or the
+ *       committer opens the table ({@code DeltaTable}'s schema evolution), before any of them
+ *       writes; a table whose schema changed while the sink runs fails the attempt ({@link
+ *       MergeTable#latestSnapshot()}), and the job restarts with the new schema.
  *   <li><b>Files.</b> This committer deletes only the files its own re-merges and unions wrote,
  *       and, once a checkpoint that ends every writer's input is committed, what the lineage's
  *       writers noted and no version took. Its own files only once the version holding the
