@@ -217,6 +217,13 @@ class PostgresMirrorTest {
             second.cancel().get();
         }
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .as("read by Delta Kernel")
+                .isEqualTo(Rows.sorted(expected));
+        assertThat(
+                        Rows.sorted(
+                                SparkReader.readAll(
+                                        table, dir, "id", "day", "amount", "note", "channel")))
+                .as("read by Spark with Delta")
                 .isEqualTo(Rows.sorted(expected));
         // Rows no statement after the savepoint touched: as the first job wrote them, widened.
         List<String> untouched = new ArrayList<>();
