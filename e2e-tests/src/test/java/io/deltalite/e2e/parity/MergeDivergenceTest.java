@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.deltalite.e2e.SparkDelta;
 import io.deltalite.e2e.SparkRows;
+import io.deltalite.flink.exceptions.DeltaLiteInvalidInputException;
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.TableDefinition;
@@ -162,6 +163,33 @@ class MergeDivergenceTest {
         assertThat(Rows.sorted(SparkRows.readTable(mergePath)))
                 .as("the MERGE table read by Spark")
                 .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, null, 10, "a"})));
+    }
+
+    /**
+     * A delete with nothing but its key (every other column null or empty) names the null
+     * partition; when another partition holds the key, MERGE deletes nothing, while deltalite fails
+     * the checkpoint: this is what a CDC source sends when it does not know the row (REPLICA
+     * IDENTITY DEFAULT), and the row would stay (README, "Debezium and Canal topics on Kafka").
+     */
+    @Test
+    void aDeleteWithNothingButItsKeyOfAKeyStoredElsewhereFailsWhereMergeDeletesNothing() {
+        String deltalitePath = sparkTable("deltalite", "(2, 'd2', 20, 'b')");
+        String mergePath = sparkTable("spark-merge", "(2, 'd2', 20, 'b')");
+        List<Change> batch = List.of(delete(2L, null, null, null));
+
+        assertThatThrownBy(() -> apply(deltalitePath, batch))
+                .as("deltalite refuses the delete")
+                .isInstanceOf(DeltaLiteInvalidInputException.class)
+                .hasMessageContaining("while partition day='d2' holds that key");
+        SparkMergeOracle.existing(mergePath, ORDERS).apply(batch);
+
+        List<Object[]> stored = List.<Object[]>of(new Object[] {2L, "d2", 20, "b"});
+        assertThat(Rows.sorted(SparkRows.readTable(deltalitePath)))
+                .as("deltalite: nothing committed")
+                .isEqualTo(Rows.sorted(stored));
+        assertThat(Rows.sorted(SparkRows.readTable(mergePath)))
+                .as("MERGE: nothing deleted, the row stays")
+                .isEqualTo(Rows.sorted(stored));
     }
 
     /** A table Spark creates and fills with {@code values} in one INSERT. */
