@@ -7,6 +7,7 @@ import io.deltalite.peers.PeerBenchmarkRunner.Workload;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,8 +17,11 @@ import org.junit.jupiter.api.io.TempDir;
  * back by its own reader (and Spark for Delta) in a fresh JVM, holds exactly the rows of the model.
  * The numbers mean nothing. Workloads 2 and 3 differ only in the changelog ({@link ChangelogTest})
  * and the source's rate; they run in the benchmark's own command, where the whole matrix takes
- * about 5 minutes at this scale.
+ * about 5 minutes at this scale. Tagged {@code benchmark}, outside the build's test run (which must
+ * stay under 30 minutes on 2 cores): {@code mvn -B -ntp -pl e2e-tests/peers test
+ * -Dtest=PeerBenchmarkSmokeTest -Dsurefire.excludedGroups=}.
  */
+@Tag("benchmark")
 class PeerBenchmarkSmokeTest {
     @TempDir Path dir;
 
