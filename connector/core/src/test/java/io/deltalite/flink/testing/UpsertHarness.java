@@ -168,6 +168,11 @@ public final class UpsertHarness implements AutoCloseable {
         return committer.commit(new CheckpointResults(appId, checkpointId, results));
     }
 
+    /** The committer of {@code harness}, for checkpoints a test builds itself. */
+    public static CheckpointCommitter committerOf(UpsertHarness harness) {
+        return harness.committer;
+    }
+
     public List<Object[]> read() {
         return KernelTableReader.readAll(location);
     }

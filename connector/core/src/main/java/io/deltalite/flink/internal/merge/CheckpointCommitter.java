@@ -63,6 +63,11 @@ import org.slf4j.LoggerFactory;
  *       committer opens the table ({@code DeltaTable}'s schema evolution), before any of them
  *       writes; a table whose schema changed while the sink runs fails the attempt ({@link
  *       MergeTable#latestSnapshot()}), and the job restarts with the new schema.
+ *   <li><b>The end is always recorded.</b> The checkpoint that ends every writer's input gets a
+ *       version even when it changes nothing (its transaction id alone), whenever its writers left
+ *       results or notes: only a checkpoint the log records is resolved, so that what the lineage
+ *       left can be cleaned up and a replay of the end is recognized as committed. Other
+ *       checkpoints that change nothing make no version; a later one resolves them.
  *   <li><b>Files.</b> This committer deletes only the files its own re-merges and unions wrote,
  *       and, once a checkpoint that ends every writer's input is committed, what the lineage's
  *       writers noted and no version took. Its own files only once the version holding the
@@ -112,12 +117,12 @@ public final class CheckpointCommitter {
 
     public CommitOutcome commit(CheckpointResults checkpoint) {
         Map<PartitionValues, List<PartitionWriteResult>> current = byPartition(checkpoint);
-        if (current.isEmpty()) {
-            closeLineageIfEnded(checkpoint);
+        boolean record = mustBeRecorded(checkpoint, current);
+        if (current.isEmpty() && !record) {
             return new CommitOutcome(
                     CommitOutcome.Status.NOTHING_TO_COMMIT, -1, UpsertStats.EMPTY, 0, 0);
         }
-        Attempts attempts = new Attempts(checkpoint);
+        Attempts attempts = new Attempts(checkpoint, record);
         try {
             CommitOutcome outcome;
             try {
@@ -140,13 +145,34 @@ public final class CheckpointCommitter {
         }
     }
 
+    /** Whether {@code checkpoint} ends the input of every writer of this job's lineage. */
+    private boolean endsOwnLineage(CheckpointResults checkpoint) {
+        return checkpoint.endsInput() && (ownAppId == null || ownAppId.equals(checkpoint.appId()));
+    }
+
+    /**
+     * Whether {@code checkpoint} must get a version of its own even if it changes nothing: the
+     * checkpoint that ends the lineage, when its writers left results or notes. Only a checkpoint
+     * the log records is resolved — the lineage's files can then be cleaned up, and a replay after
+     * a restore is recognized as committed — so an end that would commit nothing commits its
+     * transaction id alone.
+     */
+    private boolean mustBeRecorded(
+            CheckpointResults checkpoint,
+            Map<PartitionValues, List<PartitionWriteResult>> current) {
+        if (!endsOwnLineage(checkpoint)) {
+            return false;
+        }
+        return !current.isEmpty() || !table.journal().entries(checkpoint.appId()).isEmpty();
+    }
+
     /**
      * After a checkpoint that ends the input of every writer of this job's lineage: cleans up what
      * the lineage left, best effort — the checkpoint is resolved, what is left is upkeep (VACUUM's
      * if this fails).
      */
     private void closeLineageIfEnded(CheckpointResults checkpoint) {
-        if (!checkpoint.endsInput() || (ownAppId != null && !ownAppId.equals(checkpoint.appId()))) {
+        if (!endsOwnLineage(checkpoint)) {
             return;
         }
         try {
@@ -176,6 +202,10 @@ public final class CheckpointCommitter {
     private final class Attempts {
         private final String appId;
         private final long checkpointId;
+
+        /** Whether the checkpoint is committed even when it changes nothing. */
+        private final boolean recordEvenIfEmpty;
+
         private final AttemptJournal.Entry journalEntry;
         private final Map<String, DataFile> writtenHere = new HashMap<>();
 
@@ -188,7 +218,8 @@ public final class CheckpointCommitter {
         private Exception lastFailure;
         private boolean lastFailureWasStorage;
 
-        Attempts(CheckpointResults checkpoint) {
+        Attempts(CheckpointResults checkpoint, boolean recordEvenIfEmpty) {
+            this.recordEvenIfEmpty = recordEvenIfEmpty;
             this.appId = checkpoint.appId();
             this.checkpointId = checkpoint.checkpointId();
             this.notCommittedAt = checkpoint.notCommittedAt();
@@ -250,7 +281,7 @@ public final class CheckpointCommitter {
                 }
                 TableCommit commit = toCommit(appId, checkpointId, current.values());
                 UpsertStats stats = total(current.values());
-                if (commit.isEmpty()) {
+                if (commit.isEmpty() && !recordEvenIfEmpty) {
                     release(snapshot, Set.of());
                     return new CommitOutcome(
                             CommitOutcome.Status.NOTHING_TO_COMMIT,

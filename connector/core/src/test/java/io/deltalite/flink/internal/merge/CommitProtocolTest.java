@@ -472,12 +472,104 @@ class CommitProtocolTest {
         }
     }
 
+    /**
+     * A batch run whose only changes delete keys the table does not hold: its end-of-input
+     * checkpoint changes no file, yet its writers staged the deleted keys and noted them in the
+     * journal. Committing it must still resolve the lineage — nothing may stay behind.
+     */
+    @Test
+    void aBatchRunThatOnlyDeletesAbsentKeysLeavesNoJournalAndNoStagedKeys() {
+        try (UpsertHarness seed = open(ITEMS)) {
+            seed.upsert(1L, "kept");
+            seed.commit();
+        }
+        try (UpsertHarness batch = open(ITEMS, MergeOptions.DEFAULTS, "batch-run", 0)) {
+            for (long id = 1000; id <= 1000 + DeletedKeys.INLINE_LIMIT; id++) {
+                batch.delete(id, null);
+            }
+            List<PartitionWriteResult> results = batch.prepareAs(CheckpointResults.END_OF_INPUT);
+            assertThat(stagedKeyFiles()).hasSize(1);
+            assertThat(journalEntries("batch-run")).isNotEmpty();
+
+            batch.commitPrepared(CheckpointResults.END_OF_INPUT, results);
+
+            assertThat(journalEntries("batch-run")).isEmpty();
+            assertThat(stagedKeyFiles()).isEmpty();
+            assertThat(Rows.sorted(batch.read()))
+                    .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "kept"})));
+        }
+    }
+
+    /**
+     * A batch run whose end brings no result at all (the writer that wrote these files failed and
+     * its input was re-read by a writer that found nothing to change): the files it noted are still
+     * cleaned up when the run ends.
+     */
+    @Test
+    void aBatchRunEndingWithoutResultsStillCleansUpWhatItsWritersNoted() {
+        try (UpsertHarness batch = open(ITEMS, MergeOptions.DEFAULTS, "batch-run", 0)) {
+            batch.upsert(1L, "lost");
+            List<String> written = new ArrayList<>();
+            batch.writer().prepare().forEach(result -> written.addAll(result.writtenPaths()));
+            assertThat(written).isNotEmpty().allMatch(CommitProtocolTest::exists);
+
+            System.err.println(
+                    "OUTCOME " + batch.commitPrepared(CheckpointResults.END_OF_INPUT, List.of()));
+
+            assertThat(journalEntries("batch-run")).isEmpty();
+            assertThat(written).noneMatch(CommitProtocolTest::exists);
+            assertThat(batch.read()).isEmpty();
+        }
+    }
+
+    /**
+     * The end-of-input checkpoint of a streaming job brings no change at all: the lineage is closed
+     * all the same, and a replay of it after a restore is recognized as committed.
+     */
+    @Test
+    void anEndOfInputCheckpointWithoutChangesStillClosesTheLineageAndReplaysAsCommitted() {
+        try (UpsertHarness job = open(ITEMS, MergeOptions.DEFAULTS, "bounded-stream", 0)) {
+            for (long id = 1000; id <= 1000 + DeletedKeys.INLINE_LIMIT; id++) {
+                job.delete(id, null);
+            }
+            List<PartitionWriteResult> results = job.prepareAs(7);
+            CheckpointResults last = new CheckpointResults("bounded-stream", 7, results, true);
+            assertThat(UpsertHarness.committerOf(job).commit(last).status())
+                    .isEqualTo(CommitOutcome.Status.COMMITTED);
+            assertThat(journalEntries("bounded-stream")).isEmpty();
+            assertThat(stagedKeyFiles()).isEmpty();
+
+            CommitOutcome replay = UpsertHarness.committerOf(job).commit(last);
+
+            assertThat(replay.status()).isEqualTo(CommitOutcome.Status.ALREADY_COMMITTED);
+        }
+    }
+
     private static boolean exists(String path) {
         return Files.exists(Path.of(java.net.URI.create(path)));
     }
 
+    private List<String> stagedKeyFiles() {
+        Path staged = dir.resolve("_deltalite/staged");
+        if (!Files.isDirectory(staged)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(staged)) {
+            return files.map(file -> file.getFileName().toString())
+                    .filter(name -> !name.startsWith("."))
+                    .toList();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private List<String> journalEntries() {
-        Path journal = dir.resolve("_deltalite/journal");
+        return journalEntries("");
+    }
+
+    /** The journal entries of one app id's lineage, or of all when {@code appId} is empty. */
+    private List<String> journalEntries(String appId) {
+        Path journal = dir.resolve("_deltalite/journal").resolve(appId);
         if (!Files.isDirectory(journal)) {
             return List.of();
         }
