@@ -86,6 +86,37 @@ public final class DeltaLiteOptions {
                                     + " read the key columns), STATS (statistics only) or NONE"
                                     + " (rewrite every file of a touched partition).");
 
+    public static final ConfigOption<KeyIndexMode> KEY_INDEX =
+            ConfigOptions.key("key-index")
+                    .enumType(KeyIndexMode.class)
+                    .defaultValue(KeyIndexMode.AUTO)
+                    .withDescription(
+                            "Whether writers keep an index of where each key's row is, so that a"
+                                    + " checkpoint finds the rows it replaces without reading the"
+                                    + " key columns of the table's files: AUTO (index a partition"
+                                    + " from its second merge on), ON (from its first) or OFF"
+                                    + " (probe the files at every merge). The index lives on the"
+                                    + " writer's heap and is rebuilt after a restart.");
+
+    public static final ConfigOption<MemorySize> KEY_INDEX_MAX_MEMORY =
+            ConfigOptions.key("key-index.max-memory")
+                    .memoryType()
+                    .defaultValue(new MemorySize(512L << 20))
+                    .withDescription(
+                            "Heap one writer's key index may take (about 21-43 bytes per key of"
+                                    + " one integral column, 32-64 per other key). Past it the"
+                                    + " least recently merged partitions are dropped; a partition"
+                                    + " too large alone is probed instead of indexed.");
+
+    public static final ConfigOption<Boolean> KEY_INDEX_VALIDATE =
+            ConfigOptions.key("key-index.validate")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Whether every merge also reads the key columns of the files and"
+                                    + " fails the checkpoint if they disagree with the key index."
+                                    + " Costs what the index saves; for tests and for doubt.");
+
     public static final ConfigOption<Integer> COMMIT_RETRIES =
             ConfigOptions.key("commit-retries")
                     .intType()

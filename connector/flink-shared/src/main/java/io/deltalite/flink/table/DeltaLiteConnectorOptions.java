@@ -1,6 +1,7 @@
 package io.deltalite.flink.table;
 
 import io.deltalite.flink.sink.DeltaLiteOptions;
+import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.NullKeyPolicy;
 import io.deltalite.flink.sink.ParquetCompression;
 import io.deltalite.flink.sink.PruneStrategy;
@@ -104,6 +105,24 @@ public final class DeltaLiteConnectorOptions {
                     .enumType(ParquetCompression.class)
                     .defaultValue(DeltaLiteOptions.PARQUET_COMPRESSION.defaultValue())
                     .withDescription(DeltaLiteOptions.PARQUET_COMPRESSION.description());
+
+    public static final ConfigOption<KeyIndexMode> SINK_KEY_INDEX =
+            ConfigOptions.key("sink." + DeltaLiteOptions.KEY_INDEX.key())
+                    .enumType(KeyIndexMode.class)
+                    .defaultValue(DeltaLiteOptions.KEY_INDEX.defaultValue())
+                    .withDescription(DeltaLiteOptions.KEY_INDEX.description());
+
+    public static final ConfigOption<MemorySize> SINK_KEY_INDEX_MAX_MEMORY =
+            ConfigOptions.key("sink." + DeltaLiteOptions.KEY_INDEX_MAX_MEMORY.key())
+                    .memoryType()
+                    .defaultValue(DeltaLiteOptions.KEY_INDEX_MAX_MEMORY.defaultValue())
+                    .withDescription(DeltaLiteOptions.KEY_INDEX_MAX_MEMORY.description());
+
+    public static final ConfigOption<Boolean> SINK_KEY_INDEX_VALIDATE =
+            ConfigOptions.key("sink." + DeltaLiteOptions.KEY_INDEX_VALIDATE.key())
+                    .booleanType()
+                    .defaultValue(DeltaLiteOptions.KEY_INDEX_VALIDATE.defaultValue())
+                    .withDescription(DeltaLiteOptions.KEY_INDEX_VALIDATE.description());
 
     public static final ConfigOption<PruneStrategy> SINK_PRUNE_STRATEGY =
             ConfigOptions.key("sink." + DeltaLiteOptions.PRUNE_STRATEGY.key())

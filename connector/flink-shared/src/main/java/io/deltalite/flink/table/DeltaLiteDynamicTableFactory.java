@@ -53,6 +53,9 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_PARQUET_COMPRESSION,
                 DeltaLiteConnectorOptions.SINK_READ_BATCH_SIZE,
                 DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
+                DeltaLiteConnectorOptions.SINK_KEY_INDEX,
+                DeltaLiteConnectorOptions.SINK_KEY_INDEX_MAX_MEMORY,
+                DeltaLiteConnectorOptions.SINK_KEY_INDEX_VALIDATE,
                 DeltaLiteConnectorOptions.SINK_WRITE_MODE,
                 DeltaLiteConnectorOptions.SINK_SCHEMA_EVOLUTION,
                 DeltaLiteConnectorOptions.SINK_DISTRIBUTION,
@@ -131,6 +134,21 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_PRUNE_STRATEGY,
                 DeltaLiteOptions.PRUNE_STRATEGY);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_KEY_INDEX,
+                DeltaLiteOptions.KEY_INDEX);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_KEY_INDEX_MAX_MEMORY,
+                DeltaLiteOptions.KEY_INDEX_MAX_MEMORY);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_KEY_INDEX_VALIDATE,
+                DeltaLiteOptions.KEY_INDEX_VALIDATE);
         copy(
                 options,
                 builder,

@@ -49,7 +49,29 @@ final class DeletionVectorMarker {
         for (DataFile file : files) {
             locates.add(() -> locate(file, keys));
         }
-        List<Located> located = parallel.runAll(locates, unused -> {});
+        return decide(parallel.runAll(locates, unused -> {}), sink);
+    }
+
+    /**
+     * Marks rows a {@link KeyIndex} located, without reading the files: the positions are live rows
+     * of each file's current deletion vector, and the file's row count is the one in the log.
+     */
+    Marking markLocated(List<PartitionKeyIndex.Located> rows, DeletionVectorSink sink) {
+        List<Located> located = new ArrayList<>(rows.size());
+        for (PartitionKeyIndex.Located hit : rows) {
+            located.add(
+                    new Located(
+                            hit.file(),
+                            hit.positions(),
+                            new HashSet<>(hit.keys()),
+                            // Unknown row counts are rewritten (see decide), never "all deleted".
+                            hit.file().hasStatistics() ? hit.file().numRecords() : Long.MAX_VALUE,
+                            hit.deletionVector()));
+        }
+        return decide(located, sink);
+    }
+
+    private Marking decide(List<Located> located, DeletionVectorSink sink) {
         List<DataFile> removed = new ArrayList<>();
         List<DataFile> vectorFiles = new ArrayList<>();
         List<DataFile> toRewrite = new ArrayList<>();
@@ -60,7 +82,8 @@ final class DeletionVectorMarker {
                 continue;
             }
             DataFile file = hit.file;
-            DeletionVector existing = store.readDeletionVector(file);
+            DeletionVector existing =
+                    hit.existing != null ? hit.existing : store.readDeletionVector(file);
             DeletionVector union = existing.union(hit.positions);
             if (union.cardinality() == existing.cardinality()) {
                 continue; // cannot happen for live rows, but a no-op must stay one
@@ -108,8 +131,16 @@ final class DeletionVectorMarker {
                 rows += batch.size();
             }
         }
-        return new Located(file, Arrays.copyOf(positions, count), found, rows);
+        return new Located(file, Arrays.copyOf(positions, count), found, rows, null);
     }
 
-    private record Located(DataFile file, long[] positions, Set<RowKey> keys, long physicalRows) {}
+    /**
+     * @param existing the file's current deletion vector when already read, else null
+     */
+    private record Located(
+            DataFile file,
+            long[] positions,
+            Set<RowKey> keys,
+            long physicalRows,
+            DeletionVector existing) {}
 }

@@ -25,6 +25,7 @@ import java.util.Objects;
  *     which a file is rewritten instead of given a deletion vector
  * @param compaction how writers keep the files of their partitions few and large
  * @param compression the codec of the Parquet files written
+ * @param keyIndex how writers find the rows of changed keys without reading the table
  */
 public record MergeOptions(
         int maxParallelFiles,
@@ -38,7 +39,8 @@ public record MergeOptions(
         WriteMode writeMode,
         double deletionVectorRewriteThreshold,
         CompactionOptions compaction,
-        ParquetCompression compression)
+        ParquetCompression compression,
+        KeyIndexOptions keyIndex)
         implements Serializable {
 
     /** The default of {@code dv.rewrite-threshold}. */
@@ -59,7 +61,8 @@ public record MergeOptions(
                     WriteMode.AUTO,
                     DEFAULT_DV_REWRITE_THRESHOLD,
                     CompactionOptions.DEFAULTS,
-                    ParquetCompression.ZSTD);
+                    ParquetCompression.ZSTD,
+                    KeyIndexOptions.DEFAULTS);
 
     public MergeOptions {
         requirePositive(maxParallelFiles, "max-parallel-files");
@@ -75,6 +78,7 @@ public record MergeOptions(
         Objects.requireNonNull(writeMode, "writeMode");
         Objects.requireNonNull(compaction, "compaction");
         Objects.requireNonNull(compression, "compression");
+        Objects.requireNonNull(keyIndex, "keyIndex");
         if (!(deletionVectorRewriteThreshold > 0 && deletionVectorRewriteThreshold <= 1)) {
             throw new IllegalArgumentException(
                     "dv.rewrite-threshold must be above 0 and at most 1, but is "
@@ -109,6 +113,24 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 compaction,
+                value,
+                keyIndex);
+    }
+
+    public MergeOptions withKeyIndex(KeyIndexOptions value) {
+        return new MergeOptions(
+                maxParallelFiles,
+                maxBufferedBytes,
+                targetFileSizeBytes,
+                rowGroupSizeBytes,
+                readBatchSize,
+                pruneStrategy,
+                commitRetries,
+                nullKeyPolicy,
+                writeMode,
+                deletionVectorRewriteThreshold,
+                compaction,
+                compression,
                 value);
     }
 
@@ -131,7 +153,8 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withMaxBufferedBytes(long value) {
@@ -147,7 +170,8 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withTargetFileSizeBytes(long value) {
@@ -163,7 +187,8 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withRowGroupSizeBytes(long value) {
@@ -179,7 +204,8 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withReadBatchSize(int value) {
@@ -195,7 +221,8 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withPruneStrategy(PruneStrategy value) {
@@ -211,7 +238,8 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withCommitRetries(int value) {
@@ -227,7 +255,8 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withNullKeyPolicy(NullKeyPolicy value) {
@@ -243,7 +272,8 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withWriteMode(WriteMode value) {
@@ -259,7 +289,8 @@ public record MergeOptions(
                 value,
                 deletionVectorRewriteThreshold,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withDeletionVectorRewriteThreshold(double value) {
@@ -275,7 +306,8 @@ public record MergeOptions(
                 writeMode,
                 value,
                 compaction,
-                compression);
+                compression,
+                keyIndex);
     }
 
     public MergeOptions withCompaction(CompactionOptions value) {
@@ -291,6 +323,7 @@ public record MergeOptions(
                 writeMode,
                 deletionVectorRewriteThreshold,
                 value,
-                compression);
+                compression,
+                keyIndex);
     }
 }

@@ -297,6 +297,11 @@ public final class MergeWriter implements AutoCloseable {
         noteUnprepared();
     }
 
+    /** This writer's key index, or null when it keeps none. */
+    public KeyIndex keyIndex() {
+        return merger.keyIndex();
+    }
+
     /**
      * Where the merges of one round look up a key-only delete's key that its own partition lacks
      * ({@link PartitionMerger.KeyHolders}): every other partition this writer knows of — the

@@ -49,6 +49,9 @@ public final class PartitionMerger {
     private final WriterShare share;
     private final String location;
 
+    /** Where this merger's writer finds the rows of keys, or null to probe the files each time. */
+    private final KeyIndex index;
+
     /**
      * A merger of whole partitions (a writer that owns its partitions, or the committer).
      *
@@ -80,6 +83,7 @@ public final class PartitionMerger {
         this.keyOrder = KeyOrder.keys(schema.matchKeyTypes());
         this.keyIndexes = schema.matchKeyIndexes();
         this.sizes = new PartitionCompactor(table, options);
+        this.index = newIndex();
     }
 
     /** A merger like this one for a writer with the share {@code other}. */
@@ -100,6 +104,20 @@ public final class PartitionMerger {
         this.keyOrder = base.keyOrder;
         this.keyIndexes = base.keyIndexes;
         this.sizes = base.sizes;
+        this.index = newIndex();
+    }
+
+    private KeyIndex newIndex() {
+        KeyIndexOptions indexing = options.keyIndex();
+        if (!indexing.isOn() || schema.isAppendOnly()) {
+            return null;
+        }
+        return new KeyIndex(store, parallel, schema.matchKeyTypes(), indexing, location);
+    }
+
+    /** This merger's key index, or null when it has none. */
+    public KeyIndex keyIndex() {
+        return index;
     }
 
     /**
@@ -168,7 +186,8 @@ public final class PartitionMerger {
                             changes.changedKeys(),
                             freshPaths,
                             ownPaths,
-                            vectors);
+                            vectors,
+                            index);
         } catch (RuntimeException e) {
             upsertFiles.forEach(store::deleteUncommitted);
             throw e;
@@ -381,7 +400,8 @@ public final class PartitionMerger {
                                 chunk.keys(),
                                 Set.of(),
                                 Set.copyOf(writtenHere),
-                                vectors);
+                                vectors,
+                                null);
                 for (DataFile removed : rewrite.removed) {
                     current.remove(removed.path());
                     if (writtenHere.remove(removed.path())) {
@@ -498,15 +518,35 @@ public final class PartitionMerger {
             Collection<RowKey> changedKeys,
             Set<String> freshPaths,
             Set<String> ownPaths,
-            DeletionVectorSink vectors) {
+            DeletionVectorSink vectors,
+            KeyIndex keyIndex) {
         Rewrite rewrite = new Rewrite();
         if (changedKeys.isEmpty() || liveFiles.isEmpty()) {
             return rewrite;
         }
         Set<RowKey> keys =
                 changedKeys instanceof Set<RowKey> set ? set : new HashSet<>(changedKeys);
-        List<DataFile> candidates = candidates(liveFiles, keys);
         KeyMatcher matcher = KeyMatcher.of(keys);
+        // With an index, the files holding a changed key and the rows are known without reading.
+        Map<String, PartitionKeyIndex.Located> located = null;
+        List<DataFile> candidates;
+        PartitionKeyIndex partitionIndex =
+                keyIndex == null ? null : keyIndex.follow(partition, accessible(liveFiles));
+        if (partitionIndex != null) {
+            located = partitionIndex.locate(keys);
+            if (options.keyIndex().validate()) {
+                validate(partition, liveFiles, keys, matcher, located);
+            }
+            keyIndex.counted(located.size());
+            candidates = new ArrayList<>(located.size());
+            for (DataFile file : liveFiles) {
+                if (located.containsKey(file.path())) {
+                    candidates.add(file);
+                }
+            }
+        } else {
+            candidates = candidates(liveFiles, keys);
+        }
         List<DataFile> toRewrite = new ArrayList<>();
         if (vectors != null) {
             // Committed files are marked; reading their keys for the positions is their probe.
@@ -529,20 +569,30 @@ public final class PartitionMerger {
             }
             // Files other writers may change too are marked even when mostly deleted: only
             // marks compose with theirs.
-            for (DeletionVectorMarker.Marking marking :
-                    List.of(
-                            marker.mark(committed, matcher, vectors),
-                            sharedMarker.mark(shared, matcher, vectors))) {
+            List<DeletionVectorMarker.Marking> markings =
+                    located == null
+                            ? List.of(
+                                    marker.mark(committed, matcher, vectors),
+                                    sharedMarker.mark(shared, matcher, vectors))
+                            : List.of(
+                                    marker.markLocated(hits(committed, located), vectors),
+                                    sharedMarker.markLocated(hits(shared, located), vectors));
+            for (DeletionVectorMarker.Marking marking : markings) {
                 rewrite.removed.addAll(marking.removed());
                 rewrite.vectorOutput.addAll(marking.vectorFiles());
                 rewrite.foundKeys.addAll(marking.foundKeys());
                 rewrite.vectorBytes += marking.vectorBytes();
                 toRewrite.addAll(marking.toRewrite());
             }
-            rewrite.probed += committed.size() + shared.size();
-            toRewrite.addAll(probe(own, keys, matcher, rewrite));
+            if (located == null) {
+                rewrite.probed += committed.size() + shared.size();
+                toRewrite.addAll(probe(own, keys, matcher, rewrite));
+            } else {
+                toRewrite.addAll(own);
+            }
         } else {
-            toRewrite.addAll(probe(candidates, keys, matcher, rewrite));
+            toRewrite.addAll(
+                    located == null ? probe(candidates, keys, matcher, rewrite) : candidates);
         }
         if (toRewrite.isEmpty()) {
             return rewrite;
@@ -585,6 +635,96 @@ public final class PartitionMerger {
         rewrite.foundFreshKeys.addAll(foundFresh);
         rewrite.copiedRows = copied.sum();
         return rewrite;
+    }
+
+    /** The files among {@code liveFiles} that may hold this merger's keys. */
+    private List<DataFile> accessible(List<DataFile> liveFiles) {
+        List<DataFile> accessible = new ArrayList<>(liveFiles.size());
+        for (DataFile file : liveFiles) {
+            if (share.accessTo(file) != WriterShare.Access.FOREIGN) {
+                accessible.add(file);
+            }
+        }
+        return accessible;
+    }
+
+    private static List<PartitionKeyIndex.Located> hits(
+            List<DataFile> files, Map<String, PartitionKeyIndex.Located> located) {
+        List<PartitionKeyIndex.Located> hits = new ArrayList<>(files.size());
+        for (DataFile file : files) {
+            hits.add(located.get(file.path()));
+        }
+        return hits;
+    }
+
+    /**
+     * The key index's validation: the exact probe reads the key columns of every file that may hold
+     * a changed key, and its rows must be the ones the index located — else the merge fails before
+     * anything is written from the index's answer.
+     */
+    private void validate(
+            PartitionValues partition,
+            List<DataFile> liveFiles,
+            Set<RowKey> keys,
+            KeyMatcher matcher,
+            Map<String, PartitionKeyIndex.Located> located) {
+        Set<String> fromIndex = new HashSet<>();
+        located.values()
+                .forEach(
+                        hit -> {
+                            for (long position : hit.positions()) {
+                                fromIndex.add(hit.file().path() + "@" + position);
+                            }
+                        });
+        Set<String> fromFiles = new HashSet<>();
+        Map<String, RowKey> keyAt = new HashMap<>();
+        for (DataFile file : candidates(liveFiles, keys)) {
+            try (BatchStream batches = store.readKeys(file)) {
+                while (batches.hasNext()) {
+                    RowBatch batch = batches.next();
+                    for (int row = 0; row < batch.size(); row++) {
+                        RowKey key = batch.isLive(row) ? matcher.match(batch, row) : null;
+                        if (key != null) {
+                            String at = file.path() + "@" + batch.positionAt(row);
+                            fromFiles.add(at);
+                            keyAt.put(at, key);
+                        }
+                    }
+                }
+            }
+        }
+        if (fromIndex.equals(fromFiles)) {
+            return;
+        }
+        Set<String> missed = new java.util.TreeSet<>(fromFiles);
+        missed.removeAll(fromIndex);
+        Set<String> wrong = new java.util.TreeSet<>(fromIndex);
+        wrong.removeAll(fromFiles);
+        throw new io.deltalite.flink.exceptions.DeltaLiteException(
+                "The key index of partition "
+                        + partition.describe(schema.partitionColumns())
+                        + " of the Delta table at "
+                        + location
+                        + " disagrees with the table's files (key-index.validate): rows the files"
+                        + " hold but the index missed: "
+                        + describeRows(missed, keyAt)
+                        + "; rows the index located that hold no changed key: "
+                        + wrong.stream().limit(5).toList()
+                        + ". Nothing of this checkpoint was written from the index. This is a bug"
+                        + " in deltalite: set key-index = off to write on, and report it with this"
+                        + " message.");
+    }
+
+    private String describeRows(Set<String> rows, Map<String, RowKey> keyAt) {
+        List<String> described = new ArrayList<>();
+        for (String row : rows) {
+            if (described.size() == 5) {
+                described.add("and " + (rows.size() - 5) + " more");
+                break;
+            }
+            described.add(keyAt.get(row).describe(schema.matchKey()) + " at " + row);
+        }
+        return described.toString();
     }
 
     /**

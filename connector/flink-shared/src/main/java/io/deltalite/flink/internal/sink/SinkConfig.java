@@ -1,6 +1,7 @@
 package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.internal.merge.CompactionOptions;
+import io.deltalite.flink.internal.merge.KeyIndexOptions;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.storage.StorageSettings;
@@ -191,7 +192,11 @@ public final class SinkConfig implements Serializable {
                         options.get(DeltaLiteOptions.COMPACTION_MAX_BYTES_PER_CHECKPOINT)
                                 .getBytes(),
                         options.get(DeltaLiteOptions.COMPACTION_DELETED_ROWS_THRESHOLD)),
-                options.get(DeltaLiteOptions.PARQUET_COMPRESSION));
+                options.get(DeltaLiteOptions.PARQUET_COMPRESSION),
+                new KeyIndexOptions(
+                        options.get(DeltaLiteOptions.KEY_INDEX),
+                        options.get(DeltaLiteOptions.KEY_INDEX_MAX_MEMORY).getBytes(),
+                        options.get(DeltaLiteOptions.KEY_INDEX_VALIDATE)));
     }
 
     /** A target file size that is set must be a size: 0 is not "unset". */

@@ -1,0 +1,265 @@
+package io.deltalite.flink.internal.merge;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * Where each key's rows are in one partition's live files, as one writer sees them: key → (file,
+ * row position).
+ *
+ * <p><b>A function of the live files, never of history.</b> The index holds the keys of exactly the
+ * files it was last {@linkplain #follow brought to}: each merge hands it the partition's live files
+ * as the writer sees them (the table's snapshot plus the writer's own results not committed yet),
+ * and it forgets the files that left and reads the keys of the files that came. Data files are
+ * immutable, so a file's keys and positions never change while its path is live; what can change is
+ * its deletion vector — another writer's {@code DELETE}, or a mark of this writer's — and every
+ * location found is therefore checked against the file's current vector before it is used. Whatever
+ * happened to the table between two merges (another writer's {@code OPTIMIZE}, {@code MERGE} or
+ * {@code DELETE}, a re-merge by the committer, a restore to an older checkpoint that brought back
+ * other files) reaches the index as files that left or came: there is no log position to trust and
+ * nothing to persist. A writer that starts (a restore, a rescale) begins with an empty index and
+ * reads the keys of each partition's files when it first merges the partition — the same read as
+ * one exact probe of the partition.
+ *
+ * <p>Not thread-safe: a writer merges one partition at a time in one thread.
+ */
+final class PartitionKeyIndex {
+    private final DataFileStore store;
+    private final ParallelFileWork parallel;
+    private final boolean integral;
+    private final KeyLocations locations;
+
+    /** The files the index holds, by the id their locations carry; null once a file left. */
+    private final List<DataFile> filesById = new ArrayList<>();
+
+    private final Map<String, Integer> idsByPath = new HashMap<>();
+
+    /** Rows of files that left whose locations are still in {@link #locations}. */
+    private long rowsOfLeftFiles;
+
+    /** Rows the index holds locations of, including those of files that left. */
+    private long indexedRows;
+
+    PartitionKeyIndex(DataFileStore store, ParallelFileWork parallel, List<ValueType> keyTypes) {
+        this.store = store;
+        this.parallel = parallel;
+        this.integral = KeyIdentity.isIntegral(keyTypes);
+        this.locations = new KeyLocations(!integral);
+    }
+
+    /** What bringing the index to a set of live files took. */
+    record Followed(int filesRead, long rowsRead, int filesLeft) {}
+
+    /**
+     * Brings the index to {@code liveFiles}: the files that are no longer among them are forgotten,
+     * and the keys of the files new to it are read (in parallel, one file per task).
+     */
+    Followed follow(List<DataFile> liveFiles) {
+        Set<String> live = new HashSet<>(liveFiles.size() * 2);
+        List<DataFile> came = new ArrayList<>();
+        for (DataFile file : liveFiles) {
+            live.add(file.path());
+            Integer id = idsByPath.get(file.path());
+            if (id == null) {
+                came.add(file);
+            } else {
+                filesById.set(id, file); // its current listing: the deletion vector may differ
+            }
+        }
+        int left = 0;
+        for (var entry : new ArrayList<>(idsByPath.entrySet())) {
+            if (!live.contains(entry.getKey())) {
+                int id = entry.getValue();
+                idsByPath.remove(entry.getKey());
+                DataFile gone = filesById.set(id, null);
+                rowsOfLeftFiles += Math.max(0, gone.numRecords());
+                left++;
+            }
+        }
+        List<Callable<FileKeys>> reads = new ArrayList<>(came.size());
+        for (DataFile file : came) {
+            reads.add(() -> readKeys(file));
+        }
+        long rowsRead = 0;
+        for (FileKeys keys : parallel.runAll(reads, unused -> {})) {
+            if (filesById.size() >= KeyLocations.MAX_FILES) {
+                renumber();
+            }
+            int id = filesById.size();
+            filesById.add(keys.file);
+            idsByPath.put(keys.file.path(), id);
+            for (int i = 0; i < keys.count; i++) {
+                locations.add(keys.high[i], keys.low[i], KeyLocations.pack(id, keys.positions[i]));
+            }
+            rowsRead += keys.count;
+            indexedRows += keys.count;
+        }
+        if (rowsOfLeftFiles > 1024 && rowsOfLeftFiles * 2 > indexedRows) {
+            renumber();
+        }
+        return new Followed(came.size(), rowsRead, left);
+    }
+
+    /** The live rows of a file that hold one of the keys looked up. */
+    record Located(
+            DataFile file, long[] positions, List<RowKey> keys, DeletionVector deletionVector) {}
+
+    /**
+     * The live rows of {@code keys} in the files the index was last brought to, by file path.
+     * Locations that a file's current deletion vector deletes are dropped from the index on the
+     * way.
+     */
+    Map<String, Located> locate(Collection<RowKey> keys) {
+        Map<Integer, Hits> byFile = new LinkedHashMap<>();
+        for (RowKey key : keys) {
+            KeyIdentity identity = KeyIdentity.of(key, integral);
+            for (long location : locations.get(identity)) {
+                int id = KeyLocations.fileOf(location);
+                if (filesById.get(id) == null) {
+                    locations.remove(identity, location);
+                    continue;
+                }
+                byFile.computeIfAbsent(id, unused -> new Hits())
+                        .add(KeyLocations.positionOf(location), key, identity);
+            }
+        }
+        Map<String, Located> located = new LinkedHashMap<>();
+        for (Map.Entry<Integer, Hits> entry : byFile.entrySet()) {
+            DataFile file = filesById.get(entry.getKey());
+            Hits hits = entry.getValue();
+            DeletionVector vector =
+                    file.hasDeletionVector()
+                            ? store.readDeletionVector(file)
+                            : DeletionVector.EMPTY;
+            long[] positions = new long[hits.count];
+            List<RowKey> liveKeys = new ArrayList<>(hits.count);
+            int live = 0;
+            for (int i = 0; i < hits.count; i++) {
+                if (vector.contains(hits.positions[i])) {
+                    locations.remove(
+                            hits.identities.get(i),
+                            KeyLocations.pack(entry.getKey(), hits.positions[i]));
+                    continue;
+                }
+                positions[live++] = hits.positions[i];
+                liveKeys.add(hits.keys.get(i));
+            }
+            if (live > 0) {
+                located.put(
+                        file.path(),
+                        new Located(file, Arrays.copyOf(positions, live), liveKeys, vector));
+            }
+        }
+        return located;
+    }
+
+    /** Keys with at least one location. */
+    int keys() {
+        return locations.size();
+    }
+
+    long memoryBytes() {
+        return locations.memoryBytes() + 96L * idsByPath.size();
+    }
+
+    /** Gives the live files dense ids again and drops the locations of files that left. */
+    private void renumber() {
+        int[] newIds = new int[filesById.size()];
+        List<DataFile> kept = new ArrayList<>(idsByPath.size());
+        for (int id = 0; id < filesById.size(); id++) {
+            DataFile file = filesById.get(id);
+            if (file == null) {
+                newIds[id] = -1;
+            } else {
+                newIds[id] = kept.size();
+                kept.add(file);
+                idsByPath.put(file.path(), newIds[id]);
+            }
+        }
+        locations.rewrite(
+                location -> {
+                    int id = newIds[KeyLocations.fileOf(location)];
+                    return id < 0 ? -1 : KeyLocations.pack(id, KeyLocations.positionOf(location));
+                });
+        filesById.clear();
+        filesById.addAll(kept);
+        indexedRows -= rowsOfLeftFiles;
+        rowsOfLeftFiles = 0;
+    }
+
+    /** The keys and positions of the live rows of one file. */
+    private FileKeys readKeys(DataFile file) {
+        FileKeys keys = new FileKeys(file);
+        try (BatchStream batches = store.readKeys(file)) {
+            while (batches.hasNext()) {
+                RowBatch batch = batches.next();
+                boolean longKeys = integral && batch.hasLongKey();
+                for (int row = 0; row < batch.size(); row++) {
+                    if (!batch.isLive(row)) {
+                        continue;
+                    }
+                    if (longKeys) {
+                        if (!batch.isKeyNullAt(row)) {
+                            keys.add(batch.longKeyAt(row), 0, batch.positionAt(row));
+                        }
+                        continue;
+                    }
+                    RowKey key = batch.keyAt(row);
+                    if (key == null) {
+                        continue; // a null key never matches
+                    }
+                    KeyIdentity identity = KeyIdentity.of(key, integral);
+                    keys.add(identity.high(), identity.low(), batch.positionAt(row));
+                }
+            }
+        }
+        return keys;
+    }
+
+    private static final class FileKeys {
+        final DataFile file;
+        long[] high = new long[64];
+        long[] low = new long[64];
+        long[] positions = new long[64];
+        int count;
+
+        FileKeys(DataFile file) {
+            this.file = file;
+        }
+
+        void add(long keyHigh, long keyLow, long position) {
+            if (count == positions.length) {
+                high = Arrays.copyOf(high, count * 2);
+                low = Arrays.copyOf(low, count * 2);
+                positions = Arrays.copyOf(positions, count * 2);
+            }
+            high[count] = keyHigh;
+            low[count] = keyLow;
+            positions[count++] = position;
+        }
+    }
+
+    private static final class Hits {
+        long[] positions = new long[4];
+        final List<RowKey> keys = new ArrayList<>();
+        final List<KeyIdentity> identities = new ArrayList<>();
+        int count;
+
+        void add(long position, RowKey key, KeyIdentity identity) {
+            if (count == positions.length) {
+                positions = Arrays.copyOf(positions, count * 2);
+            }
+            positions[count++] = position;
+            keys.add(key);
+            identities.add(identity);
+        }
+    }
+}
