@@ -1,6 +1,7 @@
 package io.deltalite.e2e.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.deltalite.e2e.SparkDelta;
 import io.deltalite.e2e.SparkRows;
@@ -13,11 +14,15 @@ import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +41,29 @@ class DeletionVectorInteropTest {
                     List.of("id"),
                     List.of("day"),
                     Map.of("delta.enableDeletionVectors", "true"));
+
+    /** {@link #ITEMS} as Spark's {@code CREATE TABLE} makes it, with a nullable key column. */
+    private static final TableDefinition SPARK_ITEMS =
+            new TableDefinition(
+                    List.of(
+                            new ValueType.Field("id", ValueType.of(ValueType.Kind.BIGINT), true),
+                            new ValueType.Field("day", ValueType.of(ValueType.Kind.STRING), true),
+                            new ValueType.Field("amount", ValueType.of(ValueType.Kind.INT), true)),
+                    List.of("id"),
+                    List.of("day"),
+                    Map.of("delta.enableDeletionVectors", "true"));
+
+    /** Spark writes a checksum file for each version it commits unless this is false. */
+    private static final String WRITE_CHECKSUMS =
+            "spark.databricks.delta.writeChecksumFile.enabled";
+
+    /**
+     * Spark checks the checksum of the version a write starts from against the table's state (and
+     * fails on a mismatch, {@code spark.databricks.delta.checksum.mismatch.fatal} being true by
+     * default) when this is true; by default it skips that check.
+     */
+    private static final String VERIFY_CHECKSUMS =
+            "spark.databricks.delta.incremental.commit.verify";
 
     /** Without compaction, which would rewrite these small files rather than mark them. */
     private static final MergeOptions VECTORS =
@@ -113,6 +141,94 @@ class DeletionVectorInteropTest {
             }
             deltalite.commit();
             check("after deltalite followed VACUUM");
+        }
+    }
+
+    /**
+     * A table another writer made without checksum files (Spark with them turned off here; delta-rs
+     * writes none): deltalite's commit giving a file a deletion vector writes the checksum of its
+     * version, and Spark, validating the checksum before it writes, accepts it.
+     */
+    @Test
+    void aDeletionVectorCommitOnATableWithoutChecksumsLeavesAChecksumSparkValidates()
+            throws IOException {
+        table = dir.resolve("items").toString();
+        SparkSession spark = SparkDelta.session();
+        spark.conf().set(WRITE_CHECKSUMS, "false");
+        try {
+            SparkDelta.sql(
+                    "CREATE TABLE delta.`"
+                            + table
+                            + "` (id BIGINT, day STRING, amount INT) USING delta"
+                            + " PARTITIONED BY (day)"
+                            + " TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+            SparkDelta.sql(
+                    "INSERT INTO delta.`"
+                            + table
+                            + "` SELECT id, CONCAT('d', CAST(id % 2 AS STRING)), 0"
+                            + " FROM range(0, 20)");
+        } finally {
+            spark.conf().unset(WRITE_CHECKSUMS);
+        }
+        assertThat(checksumFiles(table)).as("checksum files of the table Spark wrote").isEmpty();
+        for (long id = 0; id < 20; id++) {
+            model.put(id, 0);
+        }
+        try (UpsertHarness deltalite = UpsertHarness.open(table, SPARK_ITEMS, VECTORS)) {
+            upsert(deltalite, 3L, 1);
+            upsert(deltalite, 21L, 1);
+            deltalite.delete(4L, "d0", null);
+            model.remove(4L);
+            assertThat(deltalite.commit().stats().deletionVectorsWritten()).isEqualTo(2);
+        }
+        long version = KernelTableReader.latestVersion(table);
+        assertThat(checksumFiles(table))
+                .as("checksum files after deltalite's commit")
+                .containsExactly(String.format("%020d.crc", version));
+
+        // Validation is on: a checksum that does not match the table fails Spark's write.
+        Path corrupt = dir.resolve("corrupt");
+        copyTree(Path.of(table), corrupt);
+        Path corruptChecksum = corrupt.resolve(String.format("_delta_log/%020d.crc", version));
+        Files.writeString(
+                corruptChecksum,
+                Files.readString(corruptChecksum)
+                        .replaceFirst("\"numFiles\":(\\d+)", "\"numFiles\":1$1"));
+        assertThatThrownBy(() -> deleteValidatingChecksums(corrupt.toString(), 5))
+                .hasMessageContaining("failed integrity checks")
+                .hasMessageContaining("Number of files");
+
+        deleteValidatingChecksums(table, 5);
+        model.remove(5L);
+        check("after Spark validated deltalite's checksum");
+    }
+
+    /** Spark's DELETE of one id, checking the checksum of the version it reads before and after. */
+    private static void deleteValidatingChecksums(String path, long id) {
+        SparkSession spark = SparkDelta.session();
+        spark.conf().set(VERIFY_CHECKSUMS, "true");
+        try {
+            SparkDelta.sql("DELETE FROM delta.`" + path + "` WHERE id = " + id);
+        } finally {
+            spark.conf().unset(VERIFY_CHECKSUMS);
+        }
+    }
+
+    /** The table's Delta checksum files ({@code <version>.crc}), not Hadoop's hidden ones. */
+    private static List<String> checksumFiles(String path) throws IOException {
+        try (Stream<Path> log = Files.list(Path.of(path, "_delta_log"))) {
+            return log.map(file -> file.getFileName().toString())
+                    .filter(name -> name.matches("\\d{20}\\.crc"))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path file : files.toList()) {
+                Files.copy(file, to.resolve(from.relativize(file).toString()));
+            }
         }
     }
 

@@ -123,6 +123,19 @@ public final class DeltaHistory {
         return missing;
     }
 
+    /** The add action of every file the latest version lists, by replaying every commit file. */
+    public static List<JsonNode> liveAdds(Path table) {
+        java.util.Map<String, JsonNode> live = new java.util.LinkedHashMap<>();
+        for (JsonNode action : actions(table)) {
+            if (action.has("add")) {
+                live.put(identity(action.get("add")), action.get("add"));
+            } else if (action.has("remove")) {
+                live.remove(identity(action.get("remove")));
+            }
+        }
+        return new ArrayList<>(live.values());
+    }
+
     /** A file action's path and deletion vector, as Delta tells two actions' files apart. */
     private static String identity(JsonNode action) {
         JsonNode vector = action.get("deletionVector");

@@ -495,11 +495,19 @@ final class DeltaTableSnapshot implements TableSnapshot {
         return deleted;
     }
 
-    /** Log checkpoints and checksums; a failure here does not undo the commit. */
+    /**
+     * Log checkpoints and checksums; a failure here does not undo the commit. A checksum Kernel
+     * must compute from the whole log (the previous version has none: a table another writer made)
+     * is written without Kernel's hook, which fails on some tables with deletion vectors.
+     */
     private void runPostCommitHooks(TransactionCommitResult result) {
         for (PostCommitHook hook : result.getPostCommitHooks()) {
             try {
-                hook.threadSafeInvoke(engine);
+                if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKSUM_FULL) {
+                    KernelInternals.writeChecksum(engine, table.tablePath(), result.getVersion());
+                } else {
+                    hook.threadSafeInvoke(engine);
+                }
                 if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT
                         && table.claimLogCleanup(KernelInternals.logRetentionMillis(snapshot))) {
                     long deleted =

@@ -13,7 +13,8 @@ import java.util.TreeSet;
  * nowhere else. Kernel 4.4 has no public API to remove a file or to read the protocol's table
  * features; both are needed by a writer that rewrites files. Nor can its public API change the
  * schema of a table without column mapping, which the Delta protocol allows (adding a nullable
- * column, widening a type) and Spark does.
+ * column, widening a type) and Spark does, nor write the checksum of a version whose files Kernel's
+ * own post-commit hook cannot serialize.
  */
 final class KernelInternals {
     private KernelInternals() {}
@@ -152,6 +153,43 @@ final class KernelInternals {
                 System::currentTimeMillis,
                 new io.delta.kernel.internal.fs.Path(tablePath),
                 retention);
+    }
+
+    /**
+     * Writes the checksum file ({@code <version>.crc}) of {@code version} of the table at {@code
+     * tablePath} from a replay of its log, as Kernel's {@code CHECKSUM_FULL} post-commit hook does,
+     * but without the optional list of all files ({@code allFiles}). Kernel 4.4 puts that list in
+     * the checksum of a table of at most 20 files, and its JSON writer cannot write it when some of
+     * the files have a deletion vector and others none: {@code GenericColumnVector#getChild} of the
+     * {@code deletionVector} column fails on a file without one. The checksums Kernel builds from
+     * the previous one ({@code CHECKSUM_SIMPLE}) never have the list either. Does nothing when the
+     * checksum exists.
+     */
+    static void writeChecksum(io.delta.kernel.engine.Engine engine, String tablePath, long version)
+            throws java.io.IOException {
+        io.delta.kernel.internal.SnapshotImpl snapshot =
+                (io.delta.kernel.internal.SnapshotImpl)
+                        io.delta.kernel.TableManager.loadSnapshot(tablePath)
+                                .atVersion(version)
+                                .build(engine);
+        io.delta.kernel.internal.snapshot.LogSegment segment = snapshot.getLogSegment();
+        boolean written =
+                segment.getLastSeenChecksum()
+                        .map(
+                                file ->
+                                        io.delta.kernel.internal.util.FileNames.getFileVersion(
+                                                        new io.delta.kernel.internal.fs.Path(
+                                                                file.getPath()))
+                                                == version)
+                        .orElse(false);
+        if (written) {
+            return;
+        }
+        io.delta.kernel.internal.checksum.CRCInfo checksum =
+                io.delta.kernel.internal.checksum.ChecksumUtils.computeChecksum(
+                        engine, segment, false);
+        new io.delta.kernel.internal.checksum.ChecksumWriter(segment.getLogPath())
+                .writeCheckSum(engine, checksum);
     }
 
     /** The table's {@code delta.logRetentionDuration}, in milliseconds. */

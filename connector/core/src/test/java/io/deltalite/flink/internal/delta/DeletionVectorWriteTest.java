@@ -336,6 +336,93 @@ class DeletionVectorWriteTest {
         assertThat(readSorted()).isEqualTo(expected(model));
     }
 
+    /**
+     * Tables other writers made (delta-rs, a log written by hand) usually have no {@code .crc}
+     * files, so Kernel computes the checksum of the next commit by replaying the log. A table of
+     * few files, some with a vector and some without, is what that replay could not write.
+     */
+    @Test
+    void aDeletionVectorCommitOnATableWithoutChecksumsWritesItsChecksum() throws IOException {
+        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), WITH_VECTORS, VECTORS)) {
+            for (long id = 0; id < 10; id++) {
+                harness.upsert(id, "v0");
+            }
+            harness.commit();
+        }
+        deleteChecksums();
+        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), WITH_VECTORS, VECTORS)) {
+            harness.upsert(3L, "v1");
+            harness.delete(4L, null);
+            UpsertStats stats = harness.commit().stats();
+            assertThat(stats.deletionVectorsWritten()).isEqualTo(1);
+        }
+        assertChecksumOfLatestVersionMatchesTheTable();
+    }
+
+    /** The same, with the vector another writer's and the commit deltalite's copy-on-write. */
+    @Test
+    void aCopyOnWriteCommitBesideAnotherWritersVectorOnATableWithoutChecksumsWritesItsChecksum()
+            throws IOException {
+        MergeOptions copyOnWrite = VECTORS.withWriteMode(WriteMode.COPY_ON_WRITE);
+        try (UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), WITH_VECTORS, copyOnWrite)) {
+            for (long id = 0; id < 10; id++) {
+                harness.upsert(id, "v0");
+            }
+            harness.commit();
+        }
+        deleteChecksums();
+        DeletionVectorCommits.deleteRowsInline(dir, "{}", 3);
+        try (UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), WITH_VECTORS, copyOnWrite)) {
+            harness.upsert(20L, "new");
+            harness.commit();
+        }
+        assertChecksumOfLatestVersionMatchesTheTable();
+    }
+
+    private void assertChecksumOfLatestVersionMatchesTheTable() throws IOException {
+        long version = KernelTableReader.latestVersion(dir.toString());
+        Path checksum = dir.resolve(String.format("_delta_log/%020d.crc", version));
+        assertThat(checksum).as("checksum of version %d", version).exists();
+        JsonNode crc = JSON.readTree(Files.readString(checksum));
+        Map<String, KernelTableReader.LiveFile> live = KernelTableReader.liveFiles(dir.toString());
+        assertThat(DeltaHistory.liveAdds(dir)).hasSameSizeAs(live.values());
+        assertThat(crc.get("numFiles").asLong()).isEqualTo(live.size());
+        assertThat(crc.get("tableSizeBytes").asLong())
+                .isEqualTo(
+                        live.values().stream().mapToLong(KernelTableReader.LiveFile::size).sum());
+        assertThat(crc.get("numMetadata").asLong()).isEqualTo(1);
+        assertThat(crc.get("numProtocol").asLong()).isEqualTo(1);
+        assertThat(
+                        crc.get("metadata")
+                                .get("configuration")
+                                .get("delta.enableDeletionVectors")
+                                .asText())
+                .isEqualTo("true");
+        assertThat(crc.get("protocol").get("readerFeatures").toString())
+                .contains("deletionVectors");
+        long vectors = 0;
+        long deletedRows = 0;
+        for (JsonNode add : DeltaHistory.liveAdds(dir)) {
+            if (add.hasNonNull("deletionVector")) {
+                vectors++;
+                deletedRows += add.get("deletionVector").get("cardinality").asLong();
+            }
+        }
+        assertThat(vectors).as("live files with a vector").isPositive();
+        assertThat(crc.get("numDeletionVectorsOpt").asLong()).isEqualTo(vectors);
+        assertThat(crc.get("numDeletedRecordsOpt").asLong()).isEqualTo(deletedRows);
+    }
+
+    private void deleteChecksums() throws IOException {
+        try (Stream<Path> log = Files.list(dir.resolve("_delta_log"))) {
+            for (Path file : log.filter(p -> p.toString().endsWith(".crc")).toList()) {
+                Files.delete(file);
+            }
+        }
+    }
+
     @Test
     void autoModeMergesCopyOnWriteOnATableWithoutVectorsAndDeletionVectorModeRefusesIt() {
         try (UpsertHarness harness =
