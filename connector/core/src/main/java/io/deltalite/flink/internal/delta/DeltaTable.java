@@ -146,6 +146,7 @@ public final class DeltaTable implements MergeTable {
                 loadOrCreate(
                         location, tablePath, bootstrap, hadoopConf, definition, createIfMissing);
         TableFeatureCheck.requireWritable(snapshot, location);
+        requireDefaultsSupplied(snapshot, definition, location);
         snapshot = evolveSchema(location, tablePath, snapshot, bootstrap, hadoopConf, definition);
         TableSchema schema = schemaOf(snapshot, definition, location);
 
@@ -229,6 +230,7 @@ public final class DeltaTable implements MergeTable {
             return Optional.empty();
         }
         TableFeatureCheck.requireWritable(snapshot, location);
+        requireDefaultsSupplied(snapshot, definition, location);
         // What the writers will make of the table when they start: checked here, changed there.
         TableSchema schema = schemaOf(snapshot, definition, location);
         SchemaChange change =
@@ -339,6 +341,18 @@ public final class DeltaTable implements MergeTable {
     }
 
     private static final int SCHEMA_CHANGE_ATTEMPTS = 10;
+
+    /**
+     * Column defaults bind writers of rows; maintenance (an {@link TableDefinition#existingTable()
+     * existing table} as it is) only moves rows that are there.
+     */
+    private static void requireDefaultsSupplied(
+            Snapshot snapshot, TableDefinition definition, String location) {
+        if (!definition.isExistingTable()) {
+            TableFeatureCheck.requireDefaultsSupplied(
+                    snapshot.getSchema(), definition.columns(), location);
+        }
+    }
 
     /** Whether a failed commit may succeed if tried again on the table read anew. */
     private static boolean isRetriable(RuntimeException e) {
