@@ -15,7 +15,6 @@ import io.delta.kernel.exceptions.UnsupportedTableFeatureException;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.transaction.CreateTableTransactionBuilder;
 import io.delta.kernel.transaction.DataLayoutSpec;
-import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
@@ -73,7 +72,7 @@ public final class DeltaTable implements MergeTable {
 
     private final Engine engine;
     private final TableSchema schema;
-    private final StructType kernelSchema;
+    private final TableShape shape;
     private final Row writeState;
     private final KernelFileStore files;
     private final FileJournal journal;
@@ -93,7 +92,7 @@ public final class DeltaTable implements MergeTable {
             Engine engine,
             FileIO fileIO,
             TableSchema schema,
-            StructType kernelSchema,
+            TableShape shape,
             Row writeState,
             long targetFileSize) {
         this.targetFileSize = targetFileSize;
@@ -106,7 +105,7 @@ public final class DeltaTable implements MergeTable {
         this.tableRoot = new Path(tablePath).toUri();
         this.engine = engine;
         this.schema = schema;
-        this.kernelSchema = kernelSchema;
+        this.shape = shape;
         this.writeState = writeState;
         this.files = new KernelFileStore(this);
     }
@@ -177,7 +176,7 @@ public final class DeltaTable implements MergeTable {
                 engine,
                 fileIO,
                 schema,
-                snapshot.getSchema(),
+                TableShape.of(snapshot),
                 writeState,
                 targetFileSize);
     }
@@ -669,17 +668,31 @@ public final class DeltaTable implements MergeTable {
                             });
             throw e;
         }
-        if (!snapshot.getSchema().equals(kernelSchema)) {
-            throw new DeltaLiteSchemaMismatchException(
-                    "The schema of the Delta table at "
-                            + location
-                            + " changed while the sink was"
-                            + " running (version "
-                            + snapshot.getVersion()
-                            + "). Restart the job"
-                            + " so it writes with the new schema.");
-        }
+        requireShape(snapshot);
         return new DeltaTableSnapshot(this, snapshot);
+    }
+
+    /**
+     * Fails when {@code snapshot} is not of the shape the sink opened the table with — schema,
+     * partition columns, column mapping (another writer replaced or altered the table) — or has
+     * turned on a feature deltalite cannot write: nothing is written by a layout the table no
+     * longer has. A restarted job opens the table anew, and checks it as it is then.
+     */
+    private void requireShape(Snapshot snapshot) {
+        List<String> changes = TableShape.of(snapshot).changesSince(shape);
+        if (!changes.isEmpty()) {
+            throw new DeltaLiteSchemaMismatchException(
+                    "The Delta table at "
+                            + location
+                            + " changed while the sink was running: version "
+                            + snapshot.getVersion()
+                            + " changed "
+                            + String.join(" and ", changes)
+                            + " (another writer replaced or altered the table), and the sink"
+                            + " writes by the table as it opened it. Nothing of this attempt was"
+                            + " committed. Restart the job so it opens the table anew.");
+        }
+        TableFeatureCheck.requireWritable(snapshot, location);
     }
 
     @Override
