@@ -369,6 +369,7 @@ public final class PartitionMerger {
         try (ChangedKeyChunks chunks =
                 new ChangedKeyChunks(
                         store,
+                        schema.matchKeyTypes(),
                         stale.upsertFiles(),
                         stale.deletedKeys(),
                         options.maxBufferedBytes())) {
