@@ -42,7 +42,7 @@ final class ChangedKeyChunks implements AutoCloseable, Iterator<ChangedKeyChunks
 
     /**
      * @param keyTypes the types of the table's match-key columns now, which deleted keys of the
-     *     job's state or staged files are brought to (see {@link KeyTypes})
+     *     job's state or staged files are brought to (see {@link WidenedValues})
      */
     ChangedKeyChunks(
             DataFileStore store,
@@ -134,11 +134,11 @@ final class ChangedKeyChunks implements AutoCloseable, Iterator<ChangedKeyChunks
      */
     private RowKey nextDeleted() {
         if (inlineDeleted.hasNext()) {
-            return KeyTypes.conform(inlineDeleted.next(), keyTypes);
+            return WidenedValues.conform(inlineDeleted.next(), keyTypes);
         }
         while (true) {
             if (staged != null && staged.hasNext()) {
-                return KeyTypes.conform(staged.next(), keyTypes);
+                return WidenedValues.conform(staged.next(), keyTypes);
             }
             closeStaged();
             if (!stagedDeleted.hasNext()) {

@@ -163,10 +163,15 @@ public final class CheckpointCommitter {
      * The results by partition: one per partition when the sink is distributed by partition, one
      * per writer that changed it when by key ({@link SharedPartitionResults} combines those).
      */
-    private static Map<PartitionValues, List<PartitionWriteResult>> byPartition(
+    /**
+     * The checkpoint's results by partition, whose values are in the partition columns' current
+     * types: the results may come from a job's state that predates another writer's widening.
+     */
+    private Map<PartitionValues, List<PartitionWriteResult>> byPartition(
             CheckpointResults checkpoint) {
         Map<PartitionValues, List<PartitionWriteResult>> current = new LinkedHashMap<>();
-        for (PartitionWriteResult result : checkpoint.results()) {
+        for (PartitionWriteResult decoded : checkpoint.results()) {
+            PartitionWriteResult result = WidenedValues.conformPartition(decoded, table.schema());
             current.computeIfAbsent(result.partition(), partition -> new ArrayList<>()).add(result);
         }
         return current;

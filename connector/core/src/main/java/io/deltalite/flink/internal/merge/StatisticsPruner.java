@@ -11,7 +11,7 @@ import java.util.List;
  * <p>The keys are sorted by their first component once; each file then costs a binary search on its
  * first-column bounds and a scan of the keys inside them. Bounds a job's state holds for its own
  * files may be of a key column's type before another writer widened it: they are compared in the
- * column's current type ({@link KeyTypes}).
+ * column's current type ({@link WidenedValues}).
  */
 final class StatisticsPruner {
     private final List<ValueType> keyTypes;
@@ -121,11 +121,11 @@ final class StatisticsPruner {
                 default -> {}
             }
         }
-        Object min = KeyTypes.conform(column.min(), type);
+        Object min = WidenedValues.conform(column.min(), type);
         if (min != null && KeyOrder.compare(type, value, min) < 0) {
             return false;
         }
-        Object max = KeyTypes.conform(column.max(), type);
+        Object max = WidenedValues.conform(column.max(), type);
         return max == null || KeyOrder.compare(type, value, max) <= 0;
     }
 
@@ -161,7 +161,7 @@ final class StatisticsPruner {
     /** The first index whose first component is {@code >= bound}. */
     private int lowerBound(Object statistic) {
         ValueType type = keyTypes.get(0);
-        Object bound = KeyTypes.conform(statistic, type);
+        Object bound = WidenedValues.conform(statistic, type);
         int low = 0;
         int high = sortedKeys.length;
         while (low < high) {
@@ -178,7 +178,7 @@ final class StatisticsPruner {
     /** The first index whose first component is {@code > bound}. */
     private int upperBound(Object statistic) {
         ValueType type = keyTypes.get(0);
-        Object bound = KeyTypes.conform(statistic, type);
+        Object bound = WidenedValues.conform(statistic, type);
         int low = 0;
         int high = sortedKeys.length;
         while (low < high) {

@@ -200,12 +200,87 @@ class WidenedKeyTest {
         }
     }
 
+    /** The partition column widened: a restored checkpoint's partition values are narrow. */
+    @ParameterizedTest
+    @EnumSource(Widening.class)
+    void aPartitionColumnWidenedBySomeoneElseStillHoldsTheRestoredCheckpointsChanges(
+            Widening widening) throws IOException {
+        TableDefinition narrow =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                                new ValueType.Field("p", ValueType.of(widening.from), true),
+                                new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                        List.of("id"),
+                        List.of("p"),
+                        Map.of());
+        Map<Long, String> model = new TreeMap<>();
+        byte[] restoredState;
+        PendingCheckpoint pending;
+        try (UpsertHarness job = UpsertHarness.open(dir.toString(), narrow, OPTIONS)) {
+            for (long id = 0; id < 10; id++) {
+                job.upsert(id, widening.key.apply(1), "v0");
+                model.put(id, "v0");
+            }
+            job.commit();
+            job.delete(3L, widening.key.apply(1), "v0");
+            model.remove(3L);
+            job.upsert(4L, widening.key.apply(1), "v1");
+            model.put(4L, "v1");
+            List<PartitionWriteResult> prepared = job.prepare();
+            pending = job.writer().pending().get(0);
+            restoredState = encode(prepared);
+        }
+        widen("p", widening);
+        TableDefinition wide =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                                new ValueType.Field("p", ValueType.of(widening.to), true),
+                                new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                        List.of("id"),
+                        List.of("p"),
+                        Map.of());
+        try (UpsertHarness other = UpsertHarness.open(dir.toString(), wide, OPTIONS, "other")) {
+            other.upsert(9L, wideKey(widening, 1), "other");
+            other.commit();
+            model.put(9L, "other");
+        }
+        // The restored writer holds the checkpoint as pending, and updates a key of its files
+        // (which the committer finds in the pending checkpoint's files, once committed).
+        try (UpsertHarness restored = UpsertHarness.open(dir.toString(), narrow, OPTIONS)) {
+            List<PartitionWriteResult> decoded = decode(restoredState);
+            restored.writer()
+                    .restorePending(
+                            List.of(
+                                    new PendingCheckpoint(
+                                            pending.appId(),
+                                            pending.checkpointId(),
+                                            pending.journalOwner(),
+                                            decoded)));
+            restored.upsert(4L, wideKey(widening, 1), "v2");
+            List<PartitionWriteResult> next = restored.prepareAs(pending.checkpointId() + 1);
+            restored.commitPrepared(pending.checkpointId(), decoded);
+            restored.commitPrepared(pending.checkpointId() + 1, next);
+            model.put(4L, "v2");
+            List<Object[]> expected = new ArrayList<>();
+            model.forEach((id, v) -> expected.add(new Object[] {id, wideKey(widening, 1), v}));
+            assertThat(Rows.sorted(restored.read())).isEqualTo(Rows.sorted(expected));
+            assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+        }
+    }
+
     private static Object wideKey(Widening widening, long id) {
         return widening.to == Kind.BIGINT ? (Object) id : (Object) (int) id;
     }
 
     /** Commits the widened key column as Spark's type widening does (SchemaChangeCommit). */
     private void widenKey(Widening widening) {
+        widen("id", widening);
+    }
+
+    /** Commits {@code column} widened as Spark's type widening does (SchemaChangeCommit). */
+    private void widen(String column, Widening widening) {
         Engine engine = DefaultEngine.create(new Configuration());
         Snapshot snapshot = TableManager.loadSnapshot(dir.toString()).build(engine);
         SchemaChangeCommit.commit(
@@ -214,7 +289,7 @@ class WidenedKeyTest {
                         List.of(),
                         List.of(
                                 new SchemaChange.Widening(
-                                        "id",
+                                        column,
                                         ValueType.of(widening.from),
                                         ValueType.of(widening.to)))),
                 engine,
