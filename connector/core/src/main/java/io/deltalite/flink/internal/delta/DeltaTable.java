@@ -696,6 +696,21 @@ public final class DeltaTable implements MergeTable {
     }
 
     @Override
+    public Optional<List<String>> partitionColumnsAt(long version) {
+        try {
+            return Optional.of(
+                    TableManager.loadSnapshot(tablePath)
+                            .atVersion(version)
+                            .build(engine)
+                            .getPartitionColumnNames());
+        } catch (KernelException e) {
+            // The version's log expired (or never was): nothing left to compare with.
+            LOG.debug("Version {} of {} cannot be read: {}", version, location, e.toString());
+            return Optional.empty();
+        }
+    }
+
+    @Override
     public AttemptJournal journal() {
         return journal;
     }

@@ -81,6 +81,46 @@ class TableShapeChangeTest {
         }
     }
 
+    /**
+     * After the failed attempt Flink restarts the job from its last checkpoint: the checkpoint it
+     * restores was merged by the old partition columns, and its files must not be committed as
+     * partitions of the new ones (their folders and rows hold the old partition column's values).
+     */
+    @Test
+    void aCheckpointRestoredAfterTheTableWasRepartitionedIsRefusedNotCommittedByTheNewLayout() {
+        List<PartitionWriteResult> prepared;
+        long checkpoint;
+        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), BY_DAY, COPY_ON_WRITE)) {
+            harness.upsert(1L, "d1", "eu");
+            harness.commit();
+            harness.upsert(2L, "d1", "us");
+            prepared = harness.prepare();
+            checkpoint = harness.lastCheckpoint();
+        }
+        long replaced =
+                MetadataCommits.commit(
+                        dir,
+                        metadata -> metadata.putArray("partitionColumns").add("region"),
+                        null,
+                        true);
+
+        try (UpsertHarness restarted =
+                UpsertHarness.reopened(
+                        dir.toString(),
+                        new TableDefinition(COLUMNS, List.of("id"), List.of(), Map.of()),
+                        COPY_ON_WRITE,
+                        checkpoint)) {
+            assertThatThrownBy(() -> restarted.commitPrepared(checkpoint, prepared))
+                    .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                    .hasMessageContaining("Checkpoint " + checkpoint)
+                    .hasMessageContaining(dir.toString())
+                    .hasMessageContaining("[day]")
+                    .hasMessageContaining("[region]")
+                    .hasMessageContaining("without its state");
+            assertThat(KernelTableReader.latestVersion(dir.toString())).isEqualTo(replaced);
+        }
+    }
+
     @Test
     void columnMappingTurnedOnUnderARunningSinkFailsTheAttemptNamingTheChange() {
         try (UpsertHarness harness = UpsertHarness.open(dir.toString(), BY_DAY, COPY_ON_WRITE)) {
