@@ -109,6 +109,24 @@ public final class UpsertHarness implements AutoCloseable {
         return restarted;
     }
 
+    /**
+     * The job restarted from checkpoint {@code restoredCheckpoint} in a new process: it opens the
+     * table anew (as it is now) and its committer is the app id's own.
+     */
+    public static UpsertHarness reopened(
+            String location,
+            TableDefinition definition,
+            MergeOptions options,
+            long restoredCheckpoint) {
+        return new UpsertHarness(
+                location,
+                DeltaTable.open(location, Map.of(), options, definition, true),
+                options,
+                APP_ID,
+                0,
+                restoredCheckpoint);
+    }
+
     /** Another writer subtask of the same sink: same table, same app id. */
     public static UpsertHarness attach(UpsertHarness other, int subtask) {
         UpsertHarness attached =

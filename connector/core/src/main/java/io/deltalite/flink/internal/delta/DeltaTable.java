@@ -15,7 +15,6 @@ import io.delta.kernel.exceptions.UnsupportedTableFeatureException;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.transaction.CreateTableTransactionBuilder;
 import io.delta.kernel.transaction.DataLayoutSpec;
-import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
@@ -73,7 +72,7 @@ public final class DeltaTable implements MergeTable {
 
     private final Engine engine;
     private final TableSchema schema;
-    private final StructType kernelSchema;
+    private final TableShape shape;
     private final Row writeState;
     private final KernelFileStore files;
     private final FileJournal journal;
@@ -93,7 +92,7 @@ public final class DeltaTable implements MergeTable {
             Engine engine,
             FileIO fileIO,
             TableSchema schema,
-            StructType kernelSchema,
+            TableShape shape,
             Row writeState,
             long targetFileSize) {
         this.targetFileSize = targetFileSize;
@@ -106,7 +105,7 @@ public final class DeltaTable implements MergeTable {
         this.tableRoot = new Path(tablePath).toUri();
         this.engine = engine;
         this.schema = schema;
-        this.kernelSchema = kernelSchema;
+        this.shape = shape;
         this.writeState = writeState;
         this.files = new KernelFileStore(this);
     }
@@ -146,6 +145,7 @@ public final class DeltaTable implements MergeTable {
                 loadOrCreate(
                         location, tablePath, bootstrap, hadoopConf, definition, createIfMissing);
         TableFeatureCheck.requireWritable(snapshot, location);
+        requireDefaultsSupplied(snapshot, definition, location);
         snapshot = evolveSchema(location, tablePath, snapshot, bootstrap, hadoopConf, definition);
         TableSchema schema = schemaOf(snapshot, definition, location);
 
@@ -176,7 +176,7 @@ public final class DeltaTable implements MergeTable {
                 engine,
                 fileIO,
                 schema,
-                snapshot.getSchema(),
+                TableShape.of(snapshot),
                 writeState,
                 targetFileSize);
     }
@@ -229,6 +229,7 @@ public final class DeltaTable implements MergeTable {
             return Optional.empty();
         }
         TableFeatureCheck.requireWritable(snapshot, location);
+        requireDefaultsSupplied(snapshot, definition, location);
         // What the writers will make of the table when they start: checked here, changed there.
         TableSchema schema = schemaOf(snapshot, definition, location);
         SchemaChange change =
@@ -339,6 +340,18 @@ public final class DeltaTable implements MergeTable {
     }
 
     private static final int SCHEMA_CHANGE_ATTEMPTS = 10;
+
+    /**
+     * Column defaults bind writers of rows; maintenance (an {@link TableDefinition#existingTable()
+     * existing table} as it is) only moves rows that are there.
+     */
+    private static void requireDefaultsSupplied(
+            Snapshot snapshot, TableDefinition definition, String location) {
+        if (!definition.isExistingTable()) {
+            TableFeatureCheck.requireDefaultsSupplied(
+                    snapshot.getSchema(), definition.columns(), location);
+        }
+    }
 
     /** Whether a failed commit may succeed if tried again on the table read anew. */
     private static boolean isRetriable(RuntimeException e) {
@@ -655,17 +668,46 @@ public final class DeltaTable implements MergeTable {
                             });
             throw e;
         }
-        if (!snapshot.getSchema().equals(kernelSchema)) {
-            throw new DeltaLiteSchemaMismatchException(
-                    "The schema of the Delta table at "
-                            + location
-                            + " changed while the sink was"
-                            + " running (version "
-                            + snapshot.getVersion()
-                            + "). Restart the job"
-                            + " so it writes with the new schema.");
-        }
+        requireShape(snapshot);
         return new DeltaTableSnapshot(this, snapshot);
+    }
+
+    /**
+     * Fails when {@code snapshot} is not of the shape the sink opened the table with — schema,
+     * partition columns, column mapping (another writer replaced or altered the table) — or has
+     * turned on a feature deltalite cannot write: nothing is written by a layout the table no
+     * longer has. A restarted job opens the table anew, and checks it as it is then.
+     */
+    private void requireShape(Snapshot snapshot) {
+        List<String> changes = TableShape.of(snapshot).changesSince(shape);
+        if (!changes.isEmpty()) {
+            throw new DeltaLiteSchemaMismatchException(
+                    "The Delta table at "
+                            + location
+                            + " changed while the sink was running: version "
+                            + snapshot.getVersion()
+                            + " changed "
+                            + String.join(" and ", changes)
+                            + " (another writer replaced or altered the table), and the sink"
+                            + " writes by the table as it opened it. Nothing of this attempt was"
+                            + " committed. Restart the job so it opens the table anew.");
+        }
+        TableFeatureCheck.requireWritable(snapshot, location);
+    }
+
+    @Override
+    public Optional<List<String>> partitionColumnsAt(long version) {
+        try {
+            return Optional.of(
+                    TableManager.loadSnapshot(tablePath)
+                            .atVersion(version)
+                            .build(engine)
+                            .getPartitionColumnNames());
+        } catch (KernelException e) {
+            // The version's log expired (or never was): nothing left to compare with.
+            LOG.debug("Version {} of {} cannot be read: {}", version, location, e.toString());
+            return Optional.empty();
+        }
     }
 
     @Override

@@ -7,6 +7,9 @@ import io.delta.kernel.types.MapType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
+import io.deltalite.flink.internal.merge.InputProjection;
+import io.deltalite.flink.internal.merge.ValueType;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -84,6 +87,44 @@ final class TableFeatureCheck {
                         tablePath,
                         "CHECK constraint '" + property.substring(18) + "'",
                         "deltalite does not evaluate constraints.");
+            }
+        }
+    }
+
+    /** The field metadata key of a column's default expression (Delta's column defaults). */
+    static final String CURRENT_DEFAULT = "CURRENT_DEFAULT";
+
+    /**
+     * Refuses a table with a column default ({@code CURRENT_DEFAULT}, Delta's {@code
+     * allowColumnDefaults}) on a column the {@code input} lacks: a writer must store the default
+     * there, and deltalite, which does not evaluate expressions, would store null. An input that
+     * carries the column leaves no default to apply.
+     */
+    static void requireDefaultsSupplied(
+            StructType schema, List<ValueType.Field> input, String tablePath) {
+        for (StructField field : schema.fields()) {
+            Object expression = field.getMetadata().getEntries().get(CURRENT_DEFAULT);
+            if (expression != null && !InputProjection.carries(input, field.getName())) {
+                throw new DeltaLiteUnsupportedTableException(
+                        "The Delta table at "
+                                + tablePath
+                                + " gives column '"
+                                + field.getName()
+                                + "' a default value (DEFAULT "
+                                + expression
+                                + "), which a writer must store in rows that do not set the"
+                                + " column. The sink's input has no column '"
+                                + field.getName()
+                                + "', and deltalite does not evaluate default expressions: it"
+                                + " would write null. Add the column to the input (for example"
+                                + " "
+                                + expression
+                                + " AS "
+                                + field.getName()
+                                + " in SQL), or drop the default on the table (ALTER TABLE ..."
+                                + " ALTER COLUMN "
+                                + field.getName()
+                                + " DROP DEFAULT).");
             }
         }
     }

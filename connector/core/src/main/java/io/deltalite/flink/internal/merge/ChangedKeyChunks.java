@@ -29,6 +29,7 @@ final class ChangedKeyChunks implements AutoCloseable, Iterator<ChangedKeyChunks
     }
 
     private final DataFileStore store;
+    private final List<ValueType> keyTypes;
     private final Iterator<DataFile> upsertFiles;
     private final Iterator<RowKey> inlineDeleted;
     private final Iterator<StagedKeys> stagedDeleted;
@@ -39,12 +40,18 @@ final class ChangedKeyChunks implements AutoCloseable, Iterator<ChangedKeyChunks
     private KeyStream staged;
     private Chunk next;
 
+    /**
+     * @param keyTypes the types of the table's match-key columns now, which deleted keys of the
+     *     job's state or staged files are brought to (see {@link WidenedValues})
+     */
     ChangedKeyChunks(
             DataFileStore store,
+            List<ValueType> keyTypes,
             List<DataFile> upsertFiles,
             DeletedKeys deletedKeys,
             long budgetBytes) {
         this.store = store;
+        this.keyTypes = List.copyOf(keyTypes);
         this.upsertFiles = upsertFiles.iterator();
         this.inlineDeleted = deletedKeys.inline().iterator();
         this.stagedDeleted = deletedKeys.staged().iterator();
@@ -121,13 +128,17 @@ final class ChangedKeyChunks implements AutoCloseable, Iterator<ChangedKeyChunks
         }
     }
 
+    /**
+     * The next deleted key, in the key columns' current types: the upserted keys are read from
+     * their files as the table's types, but the deleted ones were encoded as they were then.
+     */
     private RowKey nextDeleted() {
         if (inlineDeleted.hasNext()) {
-            return inlineDeleted.next();
+            return WidenedValues.conform(inlineDeleted.next(), keyTypes);
         }
         while (true) {
             if (staged != null && staged.hasNext()) {
-                return staged.next();
+                return WidenedValues.conform(staged.next(), keyTypes);
             }
             closeStaged();
             if (!stagedDeleted.hasNext()) {

@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.merge;
 
 import io.deltalite.flink.exceptions.DeltaLiteCommitConflictException;
 import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import io.deltalite.flink.exceptions.DeltaLiteStorageException;
 import io.deltalite.flink.sink.UpsertStats;
 import java.util.ArrayList;
@@ -189,10 +190,15 @@ public final class CheckpointCommitter {
      * The results by partition: one per partition when the sink is distributed by partition, one
      * per writer that changed it when by key ({@link SharedPartitionResults} combines those).
      */
-    private static Map<PartitionValues, List<PartitionWriteResult>> byPartition(
+    /**
+     * The checkpoint's results by partition, whose values are in the partition columns' current
+     * types: the results may come from a job's state that predates another writer's widening.
+     */
+    private Map<PartitionValues, List<PartitionWriteResult>> byPartition(
             CheckpointResults checkpoint) {
         Map<PartitionValues, List<PartitionWriteResult>> current = new LinkedHashMap<>();
-        for (PartitionWriteResult result : checkpoint.results()) {
+        for (PartitionWriteResult decoded : checkpoint.results()) {
+            PartitionWriteResult result = WidenedValues.conformPartition(decoded, table.schema());
             current.computeIfAbsent(result.partition(), partition -> new ArrayList<>()).add(result);
         }
         return current;
@@ -213,6 +219,10 @@ public final class CheckpointCommitter {
         private final Map<Set<String>, UpsertStats> attemptedStats = new HashMap<>();
 
         private long notCommittedAt;
+
+        /** The partition columns of the versions restored results were merged against. */
+        private final Map<Long, List<String>> partitioningAt = new HashMap<>();
+
         private int remerged;
         private boolean recorded;
         private Exception lastFailure;
@@ -255,6 +265,7 @@ public final class CheckpointCommitter {
                 notCommittedAt = snapshot.version();
                 if (attempt == 1 && isRestored()) {
                     byPartition.values().forEach(this::requireFilesExist);
+                    byPartition.values().forEach(this::requireSamePartitioning);
                 }
                 Map<PartitionValues, PartitionWriteResult> current;
                 try {
@@ -551,6 +562,45 @@ public final class CheckpointCommitter {
                                         + " older than that cannot be committed. Restore a newer"
                                         + " savepoint, or start the job without state.");
                     }
+                }
+            }
+        }
+
+        /**
+         * Refuses restored results merged when the table had other partition columns (it was
+         * replaced since, as {@code REPLACE TABLE … PARTITIONED BY} does): their files hold rows
+         * and folders of the old partitioning, and committed as partitions of the new one would
+         * lose the old partition column's values.
+         */
+        private void requireSamePartitioning(Iterable<PartitionWriteResult> results) {
+            List<String> now = table.schema().partitionColumns();
+            for (PartitionWriteResult result : results) {
+                if (result.baseVersion() < 0) {
+                    continue;
+                }
+                List<String> then =
+                        partitioningAt.computeIfAbsent(
+                                result.baseVersion(),
+                                version -> table.partitionColumnsAt(version).orElse(now));
+                if (!then.equals(now)) {
+                    throw new DeltaLiteSchemaMismatchException(
+                            "Checkpoint "
+                                    + checkpointId
+                                    + " of app "
+                                    + appId
+                                    + ", restored from a savepoint or checkpoint, was merged"
+                                    + " when the Delta table at "
+                                    + table.location()
+                                    + " was partitioned by "
+                                    + then
+                                    + " (version "
+                                    + result.baseVersion()
+                                    + "), but it is now partitioned by "
+                                    + now
+                                    + ": the table was replaced. Its files cannot be committed"
+                                    + " by the new partitioning. Nothing was committed; start the"
+                                    + " job without its state (the changes of that checkpoint"
+                                    + " are then not written: replay them from the source).");
                 }
             }
         }

@@ -272,6 +272,14 @@ public final class InputProjection implements Serializable {
         return value -> nested.project((Object[]) value);
     }
 
+    /**
+     * Whether the {@code input} has a column that {@link #plan} maps onto the table column named
+     * {@code column}.
+     */
+    public static boolean carries(List<ValueType.Field> input, String column) {
+        return indexOf(input, column) >= 0;
+    }
+
     /** The index of the column named {@code name} (exactly, else ignoring case), or -1. */
     static int indexOf(List<ValueType.Field> fields, String name) {
         for (int i = 0; i < fields.size(); i++) {

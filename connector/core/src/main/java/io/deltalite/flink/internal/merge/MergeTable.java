@@ -18,4 +18,10 @@ public interface MergeTable {
 
     /** Notes of the files each checkpoint adds, for cleaning up after a failure. */
     AttemptJournal journal();
+
+    /**
+     * The partition columns of version {@code version} of the table, or empty when that version can
+     * no longer be read (its log expired).
+     */
+    java.util.Optional<java.util.List<String>> partitionColumnsAt(long version);
 }

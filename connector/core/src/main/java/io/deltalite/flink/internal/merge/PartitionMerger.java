@@ -388,6 +388,7 @@ public final class PartitionMerger {
         try (ChangedKeyChunks chunks =
                 new ChangedKeyChunks(
                         store,
+                        schema.matchKeyTypes(),
                         stale.upsertFiles(),
                         stale.deletedKeys(),
                         options.maxBufferedBytes())) {

@@ -158,6 +158,22 @@ public record PartitionWriteResult(
         return paths;
     }
 
+    /** This result as the result of {@code other}, the same partition in other Java types. */
+    public PartitionWriteResult withPartition(PartitionValues other) {
+        return new PartitionWriteResult(
+                other,
+                baseVersion,
+                baseFingerprint,
+                removedFiles,
+                upsertFiles,
+                survivorFiles,
+                vectorFiles,
+                vectorFilePaths,
+                deletedKeys,
+                stats,
+                compaction);
+    }
+
     /** This result, whose vectors are all in {@code paths} (a subset of its vector files). */
     public PartitionWriteResult withVectorFilePaths(List<String> paths) {
         return with(paths, stats, compaction);

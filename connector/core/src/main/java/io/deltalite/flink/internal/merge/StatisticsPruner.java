@@ -9,7 +9,9 @@ import java.util.List;
  * towards "maybe": a file it rules out certainly holds none of the keys.
  *
  * <p>The keys are sorted by their first component once; each file then costs a binary search on its
- * first-column bounds and a scan of the keys inside them.
+ * first-column bounds and a scan of the keys inside them. Bounds a job's state holds for its own
+ * files may be of a key column's type before another writer widened it: they are compared in the
+ * column's current type ({@link WidenedValues}).
  */
 final class StatisticsPruner {
     private final List<ValueType> keyTypes;
@@ -119,10 +121,12 @@ final class StatisticsPruner {
                 default -> {}
             }
         }
-        if (column.min() != null && KeyOrder.compare(type, value, column.min()) < 0) {
+        Object min = WidenedValues.conform(column.min(), type);
+        if (min != null && KeyOrder.compare(type, value, min) < 0) {
             return false;
         }
-        return column.max() == null || KeyOrder.compare(type, value, column.max()) <= 0;
+        Object max = WidenedValues.conform(column.max(), type);
+        return max == null || KeyOrder.compare(type, value, max) <= 0;
     }
 
     /**
@@ -155,8 +159,9 @@ final class StatisticsPruner {
     }
 
     /** The first index whose first component is {@code >= bound}. */
-    private int lowerBound(Object bound) {
+    private int lowerBound(Object statistic) {
         ValueType type = keyTypes.get(0);
+        Object bound = WidenedValues.conform(statistic, type);
         int low = 0;
         int high = sortedKeys.length;
         while (low < high) {
@@ -171,8 +176,9 @@ final class StatisticsPruner {
     }
 
     /** The first index whose first component is {@code > bound}. */
-    private int upperBound(Object bound) {
+    private int upperBound(Object statistic) {
         ValueType type = keyTypes.get(0);
+        Object bound = WidenedValues.conform(statistic, type);
         int low = 0;
         int high = sortedKeys.length;
         while (low < high) {

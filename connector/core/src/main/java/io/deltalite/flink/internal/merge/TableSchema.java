@@ -144,6 +144,15 @@ public record TableSchema(
         return types;
     }
 
+    /** The types of the partition columns, in partition-column order. */
+    public List<ValueType> partitionTypes() {
+        List<ValueType> types = new ArrayList<>();
+        for (String column : partitionColumns) {
+            types.add(column(column).type());
+        }
+        return types;
+    }
+
     /** The columns stored in the data files: every column but the partition columns. */
     public List<ValueType.Field> dataColumns() {
         List<ValueType.Field> data = new ArrayList<>();
