@@ -124,8 +124,7 @@ class KeyIndexBenchmark {
         for (KeyIndexMode mode : List.of(KeyIndexMode.OFF, KeyIndexMode.ON)) {
             Path copy = dir.resolve(mode.name());
             copyTree(seed, copy);
-            MergeOptions indexed =
-                    options.withKeyIndex(new KeyIndexOptions(mode, 4L << 30, false));
+            MergeOptions indexed = options.withKeyIndex(new KeyIndexOptions(mode, 4L << 30, false));
             try (UpsertHarness harness =
                     UpsertHarness.open(copy.toString(), ORDERS, indexed, "bench")) {
                 Random random = new Random(2);
@@ -135,8 +134,7 @@ class KeyIndexBenchmark {
                     millis.add(timed(harness, random, rows, updates));
                 }
                 KeyIndex index = harness.writer().keyIndex();
-                results.put(
-                        mode, new Result(first, millis, index == null ? null : index.stats()));
+                results.put(mode, new Result(first, millis, index == null ? null : index.stats()));
             }
         }
         return results;

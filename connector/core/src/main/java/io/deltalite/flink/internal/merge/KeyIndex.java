@@ -70,7 +70,9 @@ public final class KeyIndex {
         this.store = store;
         this.parallel = parallel;
         this.keyTypes = List.copyOf(keyTypes);
-        this.maxMemoryBytes = options.maxMemoryBytes();
+        // Never more than a quarter of the heap: the writer's buffer and merges need the rest.
+        this.maxMemoryBytes =
+                Math.min(options.maxMemoryBytes(), Runtime.getRuntime().maxMemory() / 4);
         this.fromFirstMerge = options.mode() == io.deltalite.flink.sink.KeyIndexMode.ON;
         this.location = location;
     }
@@ -113,7 +115,16 @@ public final class KeyIndex {
             }
         }
         long start = System.nanoTime();
-        PartitionKeyIndex.Followed followed = index.follow(liveFiles);
+        PartitionKeyIndex.Followed followed;
+        try {
+            followed = index.follow(liveFiles);
+        } catch (RuntimeException e) {
+            // Half followed is unknown: forget the partition, the next merge builds it anew.
+            synchronized (this) {
+                partitions.remove(partition);
+            }
+            throw e;
+        }
         if (followed.filesRead() > 0) {
             readNanos.addAndGet(System.nanoTime() - start);
             filesRead.addAndGet(followed.filesRead());
@@ -149,9 +160,12 @@ public final class KeyIndex {
         }
     }
 
-    /** A generous estimate of the bytes {@code rows} keys take, to refuse a partition up front. */
+    /**
+     * The most bytes {@code rows} keys may take while the index grows (its old and new arrays are
+     * both held for a moment), to refuse a partition up front.
+     */
     private long estimatedBytes(long rows) {
-        return rows * (KeyIdentity.isIntegral(keyTypes) ? 22 : 33);
+        return rows * (KeyIdentity.isIntegral(keyTypes) ? 48 : 72);
     }
 
     /** What the index holds and has done, for metrics and logs. */

@@ -84,24 +84,23 @@ final class PartitionKeyIndex {
                 left++;
             }
         }
-        List<Callable<FileKeys>> reads = new ArrayList<>(came.size());
+        // Each file gets its id first; its keys go into the table a batch at a time, so reading
+        // holds one batch per file being read, never a whole file's keys.
+        List<Callable<Long>> reads = new ArrayList<>(came.size());
         for (DataFile file : came) {
-            reads.add(() -> readKeys(file));
-        }
-        long rowsRead = 0;
-        for (FileKeys keys : parallel.runAll(reads, unused -> {})) {
             if (filesById.size() >= KeyLocations.MAX_FILES) {
                 renumber();
             }
             int id = filesById.size();
-            filesById.add(keys.file);
-            idsByPath.put(keys.file.path(), id);
-            for (int i = 0; i < keys.count; i++) {
-                locations.add(keys.high[i], keys.low[i], KeyLocations.pack(id, keys.positions[i]));
-            }
-            rowsRead += keys.count;
-            indexedRows += keys.count;
+            filesById.add(file);
+            idsByPath.put(file.path(), id);
+            reads.add(() -> readKeys(file, id));
         }
+        long rowsRead = 0;
+        for (long rows : parallel.runAll(reads, unused -> {})) {
+            rowsRead += rows;
+        }
+        indexedRows += rowsRead;
         if (rowsOfLeftFiles > 1024 && rowsOfLeftFiles * 2 > indexedRows) {
             renumber();
         }
@@ -195,13 +194,15 @@ final class PartitionKeyIndex {
         rowsOfLeftFiles = 0;
     }
 
-    /** The keys and positions of the live rows of one file. */
-    private FileKeys readKeys(DataFile file) {
-        FileKeys keys = new FileKeys(file);
+    /** Adds the keys and positions of the live rows of one file; returns how many. */
+    private long readKeys(DataFile file, int id) {
+        FileKeys keys = new FileKeys();
+        long rows = 0;
         try (BatchStream batches = store.readKeys(file)) {
             while (batches.hasNext()) {
                 RowBatch batch = batches.next();
                 boolean longKeys = integral && batch.hasLongKey();
+                keys.count = 0;
                 for (int row = 0; row < batch.size(); row++) {
                     if (!batch.isLive(row)) {
                         continue;
@@ -219,21 +220,26 @@ final class PartitionKeyIndex {
                     KeyIdentity identity = KeyIdentity.of(key, integral);
                     keys.add(identity.high(), identity.low(), batch.positionAt(row));
                 }
+                synchronized (locations) {
+                    for (int i = 0; i < keys.count; i++) {
+                        locations.add(
+                                keys.high[i],
+                                keys.low[i],
+                                KeyLocations.pack(id, keys.positions[i]));
+                    }
+                }
+                rows += keys.count;
             }
         }
-        return keys;
+        return rows;
     }
 
+    /** The keys and positions of the live rows of one batch. */
     private static final class FileKeys {
-        final DataFile file;
         long[] high = new long[64];
         long[] low = new long[64];
         long[] positions = new long[64];
         int count;
-
-        FileKeys(DataFile file) {
-            this.file = file;
-        }
 
         void add(long keyHigh, long keyLow, long position) {
             if (count == positions.length) {
