@@ -7,16 +7,16 @@ import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.sink.MaintenanceReport;
 import io.deltalite.flink.sink.MaintenanceReport.State;
 import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.KilledJobs;
+import io.deltalite.flink.testing.KilledJobs.Leftovers;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -54,17 +54,17 @@ class DeadLineageCleanupTest {
 
         MaintenanceReport.Lineage dead = lineage(report, KILLED);
         assertThat(dead.state()).isEqualTo(State.DEAD);
-        assertThat(dead.notes()).isEqualTo(killed.notes.size());
-        assertThat(dead.dataFiles()).isEqualTo(killed.uncommitted.size());
+        assertThat(dead.notes()).isEqualTo(killed.notes().size());
+        assertThat(dead.dataFiles()).isEqualTo(killed.uncommitted().size());
         assertThat(dead.stagedKeyFiles()).isEqualTo(1);
         assertThat(dead.bytes()).isPositive();
         assertThat(lineage(report, RUNNING).state()).isEqualTo(State.LIVE);
         assertThat(lineage(report, RUNNING).files()).isZero();
 
         assertThat(Files.exists(dir.resolve("_deltalite/journal/" + KILLED))).isFalse();
-        assertThat(DeltaHistory.journalNotes(dir)).containsExactlyElementsOf(running.notes);
+        assertThat(DeltaHistory.journalNotes(dir)).containsExactlyElementsOf(running.notes());
         assertThat(DeltaHistory.uncommittedDataFiles(dir))
-                .containsExactlyInAnyOrderElementsOf(running.uncommitted);
+                .containsExactlyInAnyOrderElementsOf(running.uncommitted());
         assertThat(stagedKeyFiles()).hasSize(1); // the running job's
         assertThat(everyVersion()).isEqualTo(versions);
     }
@@ -80,7 +80,7 @@ class DeadLineageCleanupTest {
 
         assertThat(report.dryRun()).isTrue();
         assertThat(lineage(report, KILLED).state()).isEqualTo(State.DEAD);
-        assertThat(lineage(report, KILLED).dataFiles()).isEqualTo(killed.uncommitted.size());
+        assertThat(lineage(report, KILLED).dataFiles()).isEqualTo(killed.uncommitted().size());
         assertThat(lineage(report, KILLED).stagedKeyFiles()).isEqualTo(1);
         assertThat(report.toString()).contains("would remove").contains(KILLED);
         assertThat(everyFile()).isEqualTo(before);
@@ -206,88 +206,24 @@ class DeadLineageCleanupTest {
 
         assertThat(lineage(report, KILLED).stagedKeyFiles()).isEqualTo(1);
         assertThat(lineage(report, KILLED).dataFiles()).isZero();
-        assertThat(lineage(report, KILLED).dataFilesKept()).isEqualTo(killed.uncommitted.size());
+        assertThat(lineage(report, KILLED).dataFilesKept()).isEqualTo(killed.uncommitted().size());
         assertThat(DeltaHistory.uncommittedDataFiles(dir))
-                .containsExactlyInAnyOrderElementsOf(killed.uncommitted);
+                .containsExactlyInAnyOrderElementsOf(killed.uncommitted());
         assertThat(stagedKeyFiles()).isEmpty();
         assertThat(DeltaHistory.journalNotes(dir)).isEmpty();
     }
 
-    /** What a killed job left: its notes and the data files no version took. */
-    private record Leftovers(List<String> notes, List<String> uncommitted) {}
-
-    /**
-     * Runs a job under {@code appId} that commits {@code committed} checkpoints, then prepares one
-     * more — upserts, and deletes of more absent keys than are kept inline — and dies before its
-     * commit.
-     */
     private Leftovers killJob(String appId, int committed) {
-        List<String> notesBefore = DeltaHistory.journalNotes(dir);
-        List<String> uncommittedBefore =
-                Files.exists(dir.resolve("_delta_log"))
-                        ? DeltaHistory.uncommittedDataFiles(dir)
-                        : List.of();
-        UpsertHarness job =
-                UpsertHarness.open(location(), TestDefinitions.ITEMS, MergeOptions.DEFAULTS, appId);
-        for (int checkpoint = 0; checkpoint < committed; checkpoint++) {
-            for (long id = 0; id < 10; id++) {
-                job.upsert(id, appId + checkpoint);
-            }
-            job.commit();
-        }
-        job.upsert(3L, appId + " uncommitted");
-        job.upsert(1000L, appId + " uncommitted");
-        for (long id = 5000; id < 5000 + DeletedKeys.INLINE_LIMIT + 10; id++) {
-            job.delete(id, null);
-        }
-        job.prepare();
-        job.close(); // killed: a closing writer deletes nothing, as a dead one
-        List<String> notes = new ArrayList<>(DeltaHistory.journalNotes(dir));
-        notes.removeAll(notesBefore);
-        List<String> uncommitted = new ArrayList<>(DeltaHistory.uncommittedDataFiles(dir));
-        uncommitted.removeAll(uncommittedBefore);
-        assertThat(notes).isNotEmpty();
-        assertThat(uncommitted).isNotEmpty();
-        return new Leftovers(notes, uncommitted);
+        return KilledJobs.kill(
+                dir, TestDefinitions.ITEMS, appId, committed, id -> new Object[] {id, appId + id});
     }
 
-    /** Makes the lineage's notes and the commits recording it look {@code age} old. */
     private void ageLineage(String appId, Duration age) {
-        ageNotes(appId, age);
-        FileTime then = FileTime.from(Instant.now().minus(age));
-        try (Stream<Path> files = Files.list(dir.resolve("_delta_log"))) {
-            files.filter(file -> file.getFileName().toString().endsWith(".json"))
-                    .filter(file -> commitRecords(file, appId))
-                    .forEach(file -> setModified(file, then));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        KilledJobs.age(dir, appId, age);
     }
 
     private void ageNotes(String appId, Duration age) {
-        FileTime then = FileTime.from(Instant.now().minus(age));
-        Path journal = dir.resolve("_deltalite/journal/" + appId);
-        try (Stream<Path> files = Files.walk(journal)) {
-            files.forEach(file -> setModified(file, then));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static boolean commitRecords(Path commitFile, String appId) {
-        try {
-            return Files.readString(commitFile).contains("\"appId\":\"" + appId + "\"");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void setModified(Path file, FileTime time) {
-        try {
-            Files.setLastModifiedTime(file, time);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        KilledJobs.ageNotes(dir, appId, age);
     }
 
     private Map<Long, List<String>> everyVersion() {
@@ -307,15 +243,7 @@ class DeadLineageCleanupTest {
     }
 
     private List<String> stagedKeyFiles() {
-        Path staged = dir.resolve("_deltalite/staged");
-        if (!Files.exists(staged)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(staged)) {
-            return files.map(Path::toString).toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return KilledJobs.stagedKeyFiles(dir);
     }
 
     private static MaintenanceReport.Lineage lineage(MaintenanceReport report, String appId) {
