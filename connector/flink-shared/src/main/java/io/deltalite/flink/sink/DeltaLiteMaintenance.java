@@ -18,8 +18,8 @@ import org.apache.flink.annotation.PublicEvolving;
 /**
  * Removes what jobs that will never run again left in a table: the notes a job keeps under {@code
  * _deltalite/journal/<app id>/}, the staged key files they name under {@code _deltalite/staged/},
- * and the data and deletion vector files they name that no version references — what a job that
- * was cancelled, or stopped and never resumed, leaves behind. {@code VACUUM} never touches {@code
+ * and the data and deletion vector files they name that no version references — what a job that was
+ * cancelled, or stopped and never resumed, leaves behind. {@code VACUUM} never touches {@code
  * _deltalite/}.
  *
  * <pre>{@code
@@ -29,8 +29,8 @@ import org.apache.flink.annotation.PublicEvolving;
  * }</pre>
  *
  * or from the command line, with the connector's jar: {@code java -cp
- * deltalite-connector-<version>-sql.jar:$FLINK_HOME/lib/* io.deltalite.flink.sink.DeltaLiteMaintenance
- * s3a://lake/orders --dry-run}.
+ * deltalite-connector-<version>-sql.jar:$FLINK_HOME/lib/*
+ * io.deltalite.flink.sink.DeltaLiteMaintenance s3a://lake/orders --dry-run}.
  *
  * <p>A job's lineage — the checkpoints it prepares under its app id — is dead when none of its
  * notes and none of its commits is younger than the retention period (7 days by default, Delta's
@@ -113,8 +113,8 @@ public final class DeltaLiteMaintenance {
     }
 
     /**
-     * Decides every lineage with notes in the table and removes what the dead ones left (nothing
-     * in a dry run).
+     * Decides every lineage with notes in the table and removes what the dead ones left (nothing in
+     * a dry run).
      *
      * @return per lineage: live or dead and why, and the notes, files and bytes removed
      * @throws IllegalArgumentException for a retention below {@link #DEFAULT_RETENTION} without
@@ -242,7 +242,9 @@ public final class DeltaLiteMaintenance {
                 case 's' -> Duration.ofSeconds(amount);
                 default -> throw new NumberFormatException();
             };
-        } catch (DateTimeParseException | NumberFormatException | StringIndexOutOfBoundsException e) {
+        } catch (DateTimeParseException
+                | NumberFormatException
+                | StringIndexOutOfBoundsException e) {
             throw new IllegalArgumentException(
                     "Cannot read the retention '" + text + "': write 7d, 36h, 90m, 30s or PT36H");
         }
