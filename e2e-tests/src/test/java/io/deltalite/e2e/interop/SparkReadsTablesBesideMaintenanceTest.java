@@ -70,11 +70,14 @@ class SparkReadsTablesBesideMaintenanceTest {
                             try {
                                 reports.add(DeltaLiteMaintenance.forTable(table).run());
                                 while (writing.get()) {
+                                    // Longer than the writer waits between commits while Spark
+                                    // reads: a lineage silent for longer would be dead.
                                     reports.add(
                                             DeltaLiteMaintenance.forTable(table)
-                                                    .retention(Duration.ofSeconds(10))
+                                                    .retention(Duration.ofMinutes(5))
                                                     .allowShortRetention()
                                                     .run());
+                                    Thread.sleep(500);
                                 }
                             } catch (Throwable e) {
                                 failures.add(e);
@@ -128,7 +131,9 @@ class SparkReadsTablesBesideMaintenanceTest {
         for (long version = 0; version <= KernelTableReader.latestVersion(table); version++) {
             List<String> rows = Rows.sorted(SparkRows.readVersion(table, version));
             if (versions.containsKey(version)) {
-                assertThat(rows).as("version %d by Spark", version).isEqualTo(versions.get(version));
+                assertThat(rows)
+                        .as("version %d by Spark", version)
+                        .isEqualTo(versions.get(version));
             } else {
                 assertThat(rows)
                         .as("version %d by Spark and by Kernel", version)

@@ -44,8 +44,18 @@ public final class KilledJobs {
             String appId,
             int committed,
             LongFunction<Object[]> row) {
-        UpsertHarness job =
-                UpsertHarness.open(table.toString(), definition, MergeOptions.DEFAULTS, appId);
+        return kill(table, definition, MergeOptions.DEFAULTS, appId, committed, row);
+    }
+
+    /** As {@link #kill(Path, TableDefinition, String, int, LongFunction)}, with these options. */
+    public static Leftovers kill(
+            Path table,
+            TableDefinition definition,
+            MergeOptions options,
+            String appId,
+            int committed,
+            LongFunction<Object[]> row) {
+        UpsertHarness job = UpsertHarness.open(table.toString(), definition, options, appId);
         List<String> notesBefore = DeltaHistory.journalNotes(table);
         List<String> uncommittedBefore =
                 Files.exists(table.resolve("_delta_log"))

@@ -69,6 +69,37 @@ class DeadLineageCleanupTest {
         assertThat(everyVersion()).isEqualTo(versions);
     }
 
+    /**
+     * A job writing deletion vectors was killed after marking a committed file: the vector file it
+     * wrote is referenced by no version and goes with the data files; the marked file stays.
+     */
+    @Test
+    void theDeletionVectorFilesOfAKilledJobAreRemoved() {
+        TableDefinition withVectors =
+                new TableDefinition(
+                        TestDefinitions.ITEMS.columns(),
+                        TestDefinitions.ITEMS.primaryKey(),
+                        List.of(),
+                        Map.of("delta.enableDeletionVectors", "true"));
+        MergeOptions vectors =
+                MergeOptions.DEFAULTS
+                        .withWriteMode(io.deltalite.flink.sink.WriteMode.DELETION_VECTORS)
+                        .withCompaction(CompactionOptions.DISABLED);
+        Leftovers killed =
+                KilledJobs.kill(
+                        dir, withVectors, vectors, KILLED, 1, id -> new Object[] {id, "v" + id});
+        assertThat(killed.uncommitted()).anyMatch(name -> name.startsWith("deletion_vector_"));
+        ageLineage(KILLED, Duration.ofDays(10));
+        Map<Long, List<String>> versions = everyVersion();
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).dataFiles()).isEqualTo(killed.uncommitted().size());
+        assertThat(DeltaHistory.uncommittedDataFiles(dir)).isEmpty();
+        assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+        assertThat(everyVersion()).isEqualTo(versions);
+    }
+
     /** A dry run reports what it would remove and changes nothing. */
     @Test
     void aDryRunReportsTheLeftoversAndChangesNothing() {
