@@ -12,6 +12,7 @@ import io.deltalite.flink.internal.sink.FaultInjection;
 import io.deltalite.flink.internal.sink.FaultInjection.Point;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.KilledJobs;
 import io.deltalite.flink.testing.SinkJobs;
 import io.deltalite.flink.testing.TableCompactor;
 import io.deltalite.flink.testing.UpsertHarness;
@@ -51,9 +52,12 @@ import org.junit.jupiter.api.io.TempDir;
  * stalled past the checkpoint timeout), stop-with-savepoint and restore into a new job (rescaled up
  * or down, with and without a fixed app id), a second job started from a savepoint of a running
  * one, restarts without state, and another writer appending its own keys and compacting partitions.
- * After the run: the table equals the model, every file it references exists, every transaction id
- * is committed once, and every data file no version references is one the README leaves to VACUUM
- * (noted in the journal of a job that did not finish).
+ * Throughout, the maintenance pass ({@link DeltaLiteMaintenance}) runs every few seconds with a
+ * retention of {@value #MAINTENANCE_RETENTION_SECONDS} seconds — longer than any job of the run
+ * waits to resume from a savepoint — removing what cancelled jobs left. After the run: the table
+ * equals the model, every file it references exists, every transaction id is committed once, and
+ * every data file no version references is noted in the journal of a job that did not finish; once
+ * every job has ended, a last pass removes them all and leaves no note behind.
  *
  * <p>In the default build it runs for {@code soak.seconds} = 35; the long run is
  *
@@ -74,6 +78,9 @@ class OperationalSoakITCase {
                     List.of("id"),
                     List.of("day"),
                     Map.of());
+
+    /** The retention of the maintenance passes during the run. */
+    private static final int MAINTENANCE_RETENTION_SECONDS = 30;
 
     /** Keys of the other writer: far from the script's. */
     private static final long OTHER_KEYS = 10_000_000L;
@@ -103,6 +110,8 @@ class OperationalSoakITCase {
         List<Object[]> otherRows = new ArrayList<>();
         AtomicBoolean running = new AtomicBoolean(true);
         Thread other = otherWriter(table, running, otherRows);
+        List<String> maintenanceFailures = new ArrayList<>();
+        Thread maintenance = maintenance(table, running, maintenanceFailures);
 
         StorageFaults.arm(
                 (operation, path, done) -> {
@@ -163,6 +172,7 @@ class OperationalSoakITCase {
         }
         running.set(false);
         other.join();
+        maintenance.join();
         // The last job finishes the script, fast and without faults.
         JobClient last = start(script, table, savepoint, 2, false, 100_000);
         last.getJobExecutionResult().get(5, TimeUnit.MINUTES);
@@ -184,6 +194,63 @@ class OperationalSoakITCase {
         List<String> ids = DeltaHistory.transactionIds(table);
         assertThat(new HashSet<>(ids)).hasSameSizeAs(ids);
         assertUnreferencedFilesAreDocumented(table, lastAppId(table));
+        assertThat(maintenanceFailures).as("failed maintenance passes").isEmpty();
+
+        // Every job has ended: a pass that ages nothing removes what they all left.
+        MaintenanceReport lastPass =
+                DeltaLiteMaintenance.forTable(table.toString())
+                        .retention(Duration.ZERO)
+                        .allowShortRetention()
+                        .run();
+        System.out.printf("soak: last maintenance pass: %s%n", lastPass);
+        assertThat(DeltaHistory.journalNotes(table)).isEmpty();
+        assertThat(DeltaHistory.uncommittedDataFiles(table)).isEmpty();
+        assertThat(KilledJobs.stagedKeyFiles(table)).isEmpty();
+        assertTableEquals(table, expected);
+        assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
+    }
+
+    /**
+     * Runs the maintenance pass every few seconds while the jobs run; a failed pass is noted, and
+     * so is what the passes removed.
+     */
+    private Thread maintenance(Path table, AtomicBoolean running, List<String> failures) {
+        Thread thread =
+                new Thread(
+                        () -> {
+                            Random local = new Random(7);
+                            while (running.get()) {
+                                try {
+                                    Thread.sleep(2_000 + local.nextInt(3_000));
+                                    if (!Files.exists(table.resolve("_delta_log"))) {
+                                        continue;
+                                    }
+                                    MaintenanceReport report =
+                                            DeltaLiteMaintenance.forTable(table.toString())
+                                                    .retention(
+                                                            Duration.ofSeconds(
+                                                                    MAINTENANCE_RETENTION_SECONDS))
+                                                    .allowShortRetention()
+                                                    .run();
+                                    for (MaintenanceReport.Lineage lineage : report.dead()) {
+                                        count("maintenance removed a dead lineage");
+                                        if (lineage.files() > 0) {
+                                            count("maintenance removed files of a dead lineage");
+                                        }
+                                    }
+                                } catch (InterruptedException e) {
+                                    return;
+                                } catch (RuntimeException e) {
+                                    synchronized (failures) {
+                                        failures.add(e.toString());
+                                    }
+                                }
+                            }
+                        },
+                        "soak-maintenance");
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
     }
 
     private JobClient start(

@@ -24,9 +24,9 @@ import java.util.TreeMap;
 
 /**
  * Reads what individual commit files of a table's log recorded — transaction ids, added files and
- * the deletion vector files they reference — to tell which version holds a checkpoint. It lists the
- * log from the first version asked for (on S3 a listing that starts after a key, not of the whole
- * log) and reads each commit file once.
+ * the deletion vector files they reference, and when each was written — to tell which version holds
+ * a checkpoint. It lists the log from the first version asked for (on S3 a listing that starts
+ * after a key, not of the whole log) and reads each commit file once.
  */
 final class CommitLogReader {
     private static final StructType READ_SCHEMA =
@@ -169,6 +169,6 @@ final class CommitLogReader {
             throw new UncheckedIOException(
                     "Reading version " + version + " of the Delta log of table " + location, e);
         }
-        return new CommitRecord(version, transactions, added);
+        return new CommitRecord(version, transactions, added, file.getModificationTime());
     }
 }

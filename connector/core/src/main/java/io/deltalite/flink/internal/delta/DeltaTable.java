@@ -94,10 +94,11 @@ public final class DeltaTable implements MergeTable {
             TableSchema schema,
             TableShape shape,
             Row writeState,
-            long targetFileSize) {
+            long targetFileSize,
+            Configuration hadoopConf) {
         this.targetFileSize = targetFileSize;
         this.fileIO = fileIO;
-        this.journal = new FileJournal(tablePath, fileIO);
+        this.journal = new FileJournal(tablePath, fileIO, hadoopConf);
         this.stagedKeys = new StagedKeyFiles(tablePath, fileIO);
         this.deletionVectors = new DeletionVectorFiles(tablePath, fileIO);
         this.location = location;
@@ -178,7 +179,8 @@ public final class DeltaTable implements MergeTable {
                 schema,
                 TableShape.of(snapshot),
                 writeState,
-                targetFileSize);
+                targetFileSize,
+                hadoopConf);
     }
 
     /**

@@ -31,17 +31,26 @@ final class FileJournal implements AttemptJournal {
     private final String tableLocation;
     private final FileIO fileIO;
 
+    /** For listing the lineages' folders, which Kernel's file access cannot list. */
+    private final org.apache.hadoop.conf.Configuration hadoopConf;
+
     /** Notes this instance wrote, to replace them atomically when they are written again. */
     private final java.util.Set<String> written =
             java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    FileJournal(String tableLocation, FileIO fileIO) {
+    FileJournal(
+            String tableLocation, FileIO fileIO, org.apache.hadoop.conf.Configuration hadoopConf) {
         this.tableLocation = tableLocation.endsWith("/") ? tableLocation : tableLocation + "/";
         this.fileIO = fileIO;
+        this.hadoopConf = hadoopConf;
+    }
+
+    private String root() {
+        return tableLocation + "_deltalite/journal/";
     }
 
     private String directory(String appId) {
-        return tableLocation + "_deltalite/journal/" + appId.replace('/', '_') + "/";
+        return root() + appId.replace('/', '_') + "/";
     }
 
     private String path(Entry entry) {
@@ -142,6 +151,72 @@ final class FileJournal implements AttemptJournal {
                 }
             }
             return paths;
+        }
+    }
+
+    @Override
+    public List<Lineage> lineages() {
+        List<Lineage> lineages = new ArrayList<>();
+        for (org.apache.hadoop.fs.FileStatus folder : list(root())) {
+            if (!folder.isDirectory()) {
+                continue;
+            }
+            long newest = -1;
+            for (org.apache.hadoop.fs.FileStatus file : list(folder.getPath().toString())) {
+                if (file.isFile() && isNote(file.getPath().getName())) {
+                    newest = Math.max(newest, file.getModificationTime());
+                }
+            }
+            if (newest >= 0) {
+                lineages.add(new Lineage(folder.getPath().getName(), newest));
+            }
+        }
+        lineages.sort(java.util.Comparator.comparing(Lineage::appId));
+        return lineages;
+    }
+
+    @Override
+    public void removeLineage(String appId) {
+        String folder = directory(appId);
+        List<org.apache.hadoop.fs.FileStatus> files = list(folder);
+        if (files.stream().anyMatch(file -> isNote(file.getPath().getName()))) {
+            return;
+        }
+        try {
+            for (org.apache.hadoop.fs.FileStatus file : files) {
+                if (file.isFile() && file.getPath().getName().startsWith(".")) {
+                    fileIO.delete(file.getPath().toString()); // a note never published
+                }
+            }
+            // An object store has no folders: deleting the missing one is a no-op.
+            fileIO.delete(folder);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Could not remove the journal folder {}: {}", folder, e.toString());
+        }
+    }
+
+    private static boolean isNote(String name) {
+        return name.endsWith(SUFFIX) && !name.startsWith(".") && name.indexOf('-') > 0;
+    }
+
+    /** The entries of a folder, none when it does not exist. */
+    private List<org.apache.hadoop.fs.FileStatus> list(String folder) {
+        org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(folder);
+        try {
+            return ConnectorClassLoader.call(
+                    () -> {
+                        try {
+                            return List.of(path.getFileSystem(hadoopConf).listStatus(path));
+                        } catch (FileNotFoundException e) {
+                            return List.<org.apache.hadoop.fs.FileStatus>of();
+                        }
+                    });
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "Cannot list "
+                            + folder
+                            + ". Check that the table's _deltalite folder is readable.",
+                    e);
         }
     }
 

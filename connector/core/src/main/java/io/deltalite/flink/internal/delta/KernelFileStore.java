@@ -155,6 +155,19 @@ final class KernelFileStore implements DataFileStore {
     }
 
     @Override
+    public java.util.OptionalLong fileSize(String path) {
+        try {
+            return java.util.OptionalLong.of(
+                    engine.getFileSystemClient().getFileStatus(path).getSize());
+        } catch (java.io.FileNotFoundException e) {
+            return java.util.OptionalLong.empty();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(
+                    "Reading the size of " + path + " of Delta table " + table.location(), e);
+        }
+    }
+
+    @Override
     public boolean exists(String path) {
         try {
             engine.getFileSystemClient().getFileStatus(path);

@@ -61,4 +61,26 @@ public interface AttemptJournal {
     List<Entry> entries(String appId);
 
     void remove(Entry entry);
+
+    /**
+     * A lineage that has notes in the journal.
+     *
+     * @param appId the app id as the journal names it (a {@code /} in it is noted as {@code _})
+     * @param newestNoteMillis when the newest of its notes was written, in epoch milliseconds
+     */
+    record Lineage(String appId, long newestNoteMillis) {
+        public Lineage {
+            Objects.requireNonNull(appId, "appId");
+        }
+    }
+
+    /** Every lineage with at least one note, in app id order. */
+    List<Lineage> lineages();
+
+    /**
+     * Removes what is left of a lineage once its entries are removed: temporary files of notes that
+     * a crash left unpublished, and the lineage's folder. Nothing is removed while it holds an
+     * entry.
+     */
+    void removeLineage(String appId);
 }

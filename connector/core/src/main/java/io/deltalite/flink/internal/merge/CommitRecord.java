@@ -12,8 +12,14 @@ import java.util.Set;
  * @param version the table version
  * @param transactions transaction versions by application id
  * @param addedPaths fully qualified paths of the files its {@code add} actions name
+ * @param timestampMillis when the commit was written: the modification time of its log file, the
+ *     commit timestamp of Delta tables without in-commit timestamps
  */
-public record CommitRecord(long version, Map<String, Long> transactions, Set<String> addedPaths) {
+public record CommitRecord(
+        long version,
+        Map<String, Long> transactions,
+        Set<String> addedPaths,
+        long timestampMillis) {
     public CommitRecord {
         transactions = Map.copyOf(transactions);
         addedPaths = Set.copyOf(addedPaths);

@@ -54,6 +54,9 @@ public interface DataFileStore {
     /** Whether the file at {@code path} exists. */
     boolean exists(String path);
 
+    /** The size in bytes of the file at {@code path}; empty when it does not exist. */
+    java.util.OptionalLong fileSize(String path);
+
     /** Whether {@code path} is a staged key file (which no Delta version ever references). */
     boolean isStagedKeyFile(String path);
 

@@ -41,9 +41,11 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>a committer's re-merge output</td><td>the committer ({@link
  *       CheckpointCommitter})</td><td>once the version holding the checkpoint is known, if it
  *       does not add it</td></tr>
- *   <tr><td>anything of another job's checkpoints that never completed</td><td>nobody: {@code
- *       VACUUM}</td><td>another job may be alive (a job started from a savepoint of a running
- *       one) and commit them later</td></tr>
+ *   <tr><td>anything of another job's checkpoints that never completed</td><td>no running job:
+ *       another job may be alive (a job started from a savepoint of a running one) and commit them
+ *       later; the maintenance pass ({@link DeadLineageCleanup})</td><td>once neither a note nor a
+ *       commit of that job's lineage is younger than the retention period, as {@code VACUUM}
+ *       ages files</td></tr>
  * </table>
  *
  * <p>Two rules hold for all of them. A file that some committed version references is never
@@ -166,6 +168,15 @@ public final class FileReclaimer {
             Landing landing,
             Collection<String> files,
             boolean mayDeleteDataFiles) {
+        return delete(reclaimable(snapshot, landing, files, mayDeleteDataFiles));
+    }
+
+    /** The files {@link #reclaim} deletes, without deleting them. */
+    public List<String> reclaimable(
+            TableSnapshot snapshot,
+            Landing landing,
+            Collection<String> files,
+            boolean mayDeleteDataFiles) {
         if (!landing.isResolved()) {
             throw new IllegalStateException("the checkpoint may still be committed");
         }
@@ -179,7 +190,7 @@ public final class FileReclaimer {
                 candidates.add(path);
             }
         }
-        return deleteUnlessAdded(snapshot, candidates, landing);
+        return unlessAdded(snapshot, candidates, landing);
     }
 
     /**
@@ -213,15 +224,40 @@ public final class FileReclaimer {
         if (since.isEmpty()) {
             return 0; // the log no longer tells: VACUUM's
         }
-        return deleteUnlessAdded(
-                snapshot,
-                new ArrayList<>(files),
-                new Landing(Status.SKIPPED, -1, Set.of(), since.get()));
+        return delete(
+                unlessAdded(
+                        snapshot,
+                        new ArrayList<>(files),
+                        new Landing(Status.SKIPPED, -1, Set.of(), since.get())));
     }
 
     /**
-     * The last guard: deletes {@code candidates} except any data or deletion vector file that a
-     * version of {@code landing} (after the checkpoint's {@code notCommittedAt}) added.
+     * The files of a checkpoint of a dead lineage, which nothing will commit, that may be deleted:
+     * its staged key files, which no version ever references, and its data files except any that a
+     * version after {@code notCommittedAt} added. When the log no longer holds those versions, the
+     * data files stay for {@code VACUUM}.
+     *
+     * @param notCommittedAt a version at which the files' checkpoint was not committed, or -1
+     */
+    public List<String> abandoned(
+            TableSnapshot snapshot, long notCommittedAt, Collection<String> files) {
+        Optional<List<CommitRecord>> since =
+                notCommittedAt < 0 ? Optional.empty() : snapshot.commitsAfter(notCommittedAt);
+        List<String> candidates = new ArrayList<>();
+        for (String path : files) {
+            if (since.isPresent() || table.files().isStagedKeyFile(path)) {
+                candidates.add(path);
+            }
+        }
+        return unlessAdded(
+                snapshot,
+                candidates,
+                new Landing(Status.SKIPPED, -1, Set.of(), since.orElse(List.of())));
+    }
+
+    /**
+     * The last guard: {@code candidates} without any data or deletion vector file that a version of
+     * {@code landing} (after the checkpoint's {@code notCommittedAt}) added.
      *
      * <p>No earlier version can reference them: only the commit of their own checkpoint adds the
      * files written for it, and the checkpoint was not committed at {@code notCommittedAt}. So
@@ -229,13 +265,13 @@ public final class FileReclaimer {
      * added one anyway (another job committing the same files, a protocol bug) — cleanup costs what
      * it cleans, not what the table holds: it never lists the table's live files.
      */
-    private int deleteUnlessAdded(
+    private List<String> unlessAdded(
             TableSnapshot snapshot, List<String> candidates, Landing landing) {
         if (candidates.isEmpty()) {
-            return 0;
+            return List.of();
         }
         Set<String> added = null;
-        int deleted = 0;
+        List<String> deletable = new ArrayList<>();
         for (String path : candidates) {
             if (!table.files().isStagedKeyFile(path)) {
                 if (added == null) {
@@ -250,10 +286,19 @@ public final class FileReclaimer {
                     continue;
                 }
             }
-            table.files().deleteUncommitted(DataFile.atPath(path));
-            deleted++;
+            deletable.add(path);
         }
-        return deleted;
+        return deletable;
+    }
+
+    /**
+     * Deletes files that {@link #reclaimable} or {@link #abandoned} found deletable.
+     *
+     * @return how many files were deleted
+     */
+    public int delete(Collection<String> deletable) {
+        deletable.forEach(path -> table.files().deleteUncommitted(DataFile.atPath(path)));
+        return deletable.size();
     }
 
     /** The last segment of a path: data file names are unique (they embed a random UUID). */

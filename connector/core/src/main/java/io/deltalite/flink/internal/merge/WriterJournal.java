@@ -135,20 +135,33 @@ final class WriterJournal {
             AttemptJournal.Entry entry,
             List<AttemptJournal.Entry> entries,
             FileReclaimer.Landing kept) {
+        // Whatever a version since the note added stays: the log no longer telling, all stays.
+        return new FileReclaimer(table)
+                .reclaimNeverCommitted(
+                        snapshot, entry.notCommittedAt(), untaken(entry, entries, kept));
+    }
+
+    /**
+     * The files of an unprepared note that no checkpoint took: not noted by a checkpoint (among
+     * {@code entries}) and not added by {@code kept}. Whether a version added them is for {@link
+     * FileReclaimer} to check.
+     *
+     * @param kept a landing whose added files stay (the lineage's last commit), or null
+     */
+    static List<String> untaken(
+            AttemptJournal.Entry entry,
+            List<AttemptJournal.Entry> entries,
+            FileReclaimer.Landing kept) {
         Set<String> noted = new HashSet<>();
         for (AttemptJournal.Entry other : entries) {
             if (!isUnprepared(other)) {
                 other.files().forEach(path -> noted.add(FileReclaimer.name(path)));
             }
         }
-        List<String> garbage =
-                entry.files().stream()
-                        .filter(path -> !noted.contains(FileReclaimer.name(path)))
-                        .filter(path -> kept == null || !kept.added(path))
-                        .toList();
-        // Whatever a version since the note added stays: the log no longer telling, all stays.
-        return new FileReclaimer(table)
-                .reclaimNeverCommitted(snapshot, entry.notCommittedAt(), garbage);
+        return entry.files().stream()
+                .filter(path -> !noted.contains(FileReclaimer.name(path)))
+                .filter(path -> kept == null || !kept.added(path))
+                .toList();
     }
 
     static boolean isUnprepared(AttemptJournal.Entry entry) {

@@ -80,6 +80,14 @@ public final class S3UpsertHarness implements AutoCloseable {
         return committer.commit(new CheckpointResults(appId, checkpoint, results));
     }
 
+    /** Prepares the buffered changes as the next checkpoint without committing it. */
+    public List<PartitionWriteResult> prepare() {
+        List<PartitionWriteResult> results = writer.prepare();
+        checkpoint++;
+        writer.prepared(checkpoint);
+        return results;
+    }
+
     /** The checkpoint id of the last {@link #commit()}. */
     public long lastCheckpoint() {
         return checkpoint;

@@ -1,0 +1,251 @@
+package io.deltalite.flink.internal.merge;
+
+import io.deltalite.flink.sink.MaintenanceReport;
+import io.deltalite.flink.sink.MaintenanceReport.State;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removes what dead lineages left in a table: the notes of their journal, the staged key files they
+ * list, and the data and deletion vector files they list that no version references — what a job
+ * that was cancelled, or stopped and never resumed, leaves behind (see {@link FileReclaimer}).
+ *
+ * <p><b>Dead</b> is decided as {@code VACUUM} decides that an unreferenced file may go: by age. A
+ * lineage is dead when none of its notes and no commit of its app id is younger than the retention
+ * period. A running job writes a note for every checkpoint that writes files, and commits, so its
+ * lineage is live; a savepoint older than the retention period is one {@code VACUUM} has already
+ * taken files from. A lineage whose notes are old but whose commits the log can no longer date is
+ * left alone.
+ *
+ * <p>Of a dead lineage's checkpoints, those the log shows committed or skipped lose the files the
+ * commit did not take; those never committed lose all their files; staged key files always go. The
+ * last guard of {@link FileReclaimer} holds throughout: no file that a version since the checkpoint
+ * was noted added is deleted, and where the log no longer holds those versions the data files stay
+ * for {@code VACUUM}. Files are deleted before the notes that list them, so a pass that dies is
+ * completed by the next one.
+ */
+public final class DeadLineageCleanup {
+    private static final Logger LOG = LoggerFactory.getLogger(DeadLineageCleanup.class);
+
+    /** How many versions the first look back for recent commits reads; each next one doubles. */
+    private static final int FIRST_LOOK_BACK = 16;
+
+    private final MergeTable table;
+    private final FileReclaimer reclaimer;
+    private final Duration retention;
+
+    public DeadLineageCleanup(MergeTable table, Duration retention) {
+        this.table = Objects.requireNonNull(table, "table");
+        this.reclaimer = new FileReclaimer(table);
+        this.retention = Objects.requireNonNull(retention, "retention");
+        if (retention.isNegative()) {
+            throw new IllegalArgumentException("The retention must not be negative: " + retention);
+        }
+    }
+
+    /**
+     * Decides every lineage with notes, and removes what the dead ones left unless {@code dryRun}.
+     *
+     * @param now the current time, against which notes and commits are aged
+     */
+    public MaintenanceReport run(Instant now, boolean dryRun) {
+        long cutoff = now.minus(retention).toEpochMilli();
+        TableSnapshot snapshot = table.latestSnapshot();
+        RecentCommits recent = new RecentCommits(snapshot, cutoff);
+        List<MaintenanceReport.Lineage> lineages = new ArrayList<>();
+        for (AttemptJournal.Lineage lineage : table.journal().lineages()) {
+            Instant newestNote = Instant.ofEpochMilli(lineage.newestNoteMillis());
+            String appId = lineage.appId();
+            if (lineage.newestNoteMillis() >= cutoff) {
+                lineages.add(untouched(appId, State.LIVE, "a note of " + newestNote, newestNote));
+                continue;
+            }
+            if (recordedByTable(snapshot, appId)) {
+                if (!recent.known()) {
+                    lineages.add(
+                            untouched(
+                                    appId,
+                                    State.UNDECIDED,
+                                    "the log no longer reaches back to "
+                                            + Instant.ofEpochMilli(cutoff)
+                                            + " to tell when it last committed",
+                                    newestNote));
+                    continue;
+                }
+                Optional<CommitRecord> commit = recent.newestOf(appId);
+                if (commit.isPresent()) {
+                    lineages.add(
+                            untouched(
+                                    appId,
+                                    State.LIVE,
+                                    "committed version "
+                                            + commit.get().version()
+                                            + " at "
+                                            + Instant.ofEpochMilli(commit.get().timestampMillis()),
+                                    newestNote));
+                    continue;
+                }
+            }
+            lineages.add(removeLeftovers(snapshot, appId, newestNote, dryRun));
+        }
+        MaintenanceReport report =
+                new MaintenanceReport(
+                        table.location(), snapshot.version(), retention, dryRun, lineages);
+        LOG.info("{}", report);
+        return report;
+    }
+
+    /**
+     * Whether the table may record commits of the app id the journal names so; a {@code _} in the
+     * name may stand for a {@code /} of the real app id, which is then unknown.
+     */
+    private static boolean recordedByTable(TableSnapshot snapshot, String appId) {
+        return appId.indexOf('_') >= 0 || snapshot.committedCheckpoint(appId).isPresent();
+    }
+
+    private static MaintenanceReport.Lineage untouched(
+            String appId, State state, String why, Instant newestNote) {
+        return new MaintenanceReport.Lineage(
+                appId, state, why + ", within the retention", newestNote, 0, 0, 0, 0, 0);
+    }
+
+    private MaintenanceReport.Lineage removeLeftovers(
+            TableSnapshot snapshot, String appId, Instant newestNote, boolean dryRun) {
+        List<AttemptJournal.Entry> entries = table.journal().entries(appId);
+        Set<String> listed = new LinkedHashSet<>();
+        Set<String> deletable = new LinkedHashSet<>();
+        for (AttemptJournal.Entry entry : entries) {
+            listed.addAll(entry.files());
+            deletable.addAll(deletableFiles(snapshot, entry, entries));
+        }
+        // A file one note keeps (a version added it) stays, whatever another note says.
+        Set<String> kept = new HashSet<>(listed);
+        kept.removeAll(deletable);
+        deletable.removeAll(kept);
+
+        int dataFiles = 0;
+        int stagedKeyFiles = 0;
+        long bytes = 0;
+        List<String> existing = new ArrayList<>();
+        for (String path : deletable) {
+            OptionalLong size = table.files().fileSize(path);
+            if (size.isEmpty()) {
+                continue; // deleted earlier by its writer or committer
+            }
+            existing.add(path);
+            bytes += size.getAsLong();
+            if (table.files().isStagedKeyFile(path)) {
+                stagedKeyFiles++;
+            } else {
+                dataFiles++;
+            }
+        }
+        int dataFilesKept = 0;
+        for (String path : kept) {
+            if (!table.files().isStagedKeyFile(path) && table.files().exists(path)) {
+                dataFilesKept++;
+            }
+        }
+        if (!dryRun) {
+            reclaimer.delete(existing);
+            entries.forEach(table.journal()::remove);
+            table.journal().removeLineage(appId);
+        }
+        return new MaintenanceReport.Lineage(
+                appId,
+                State.DEAD,
+                "its newest note, of "
+                        + newestNote
+                        + ", and its commits are older than the retention",
+                newestNote,
+                entries.size(),
+                dataFiles,
+                stagedKeyFiles,
+                bytes,
+                dataFilesKept);
+    }
+
+    /** The files of one note that may go, the lineage being dead. */
+    private List<String> deletableFiles(
+            TableSnapshot snapshot, AttemptJournal.Entry entry, List<AttemptJournal.Entry> all) {
+        if (WriterJournal.isUnprepared(entry)) {
+            // Taken by no checkpoint; those a later note took are that note's to decide.
+            return reclaimer.abandoned(
+                    snapshot, entry.notCommittedAt(), WriterJournal.untaken(entry, all, null));
+        }
+        FileReclaimer.Landing landing =
+                reclaimer.find(
+                        snapshot, entry.appId(), entry.checkpointId(), entry.notCommittedAt());
+        if (!landing.isResolved()) {
+            return reclaimer.abandoned(snapshot, entry.notCommittedAt(), entry.files());
+        }
+        return reclaimer.reclaimable(snapshot, landing, entry.files(), true);
+    }
+
+    /**
+     * The commits younger than the cutoff, read once and from the latest version back: a look back
+     * that doubles until it reaches a commit older than the cutoff or the first version.
+     */
+    private static final class RecentCommits {
+        private final TableSnapshot snapshot;
+        private final long cutoff;
+        private Optional<List<CommitRecord>> commits;
+
+        RecentCommits(TableSnapshot snapshot, long cutoff) {
+            this.snapshot = snapshot;
+            this.cutoff = cutoff;
+        }
+
+        /** Whether the log reaches back to the cutoff. */
+        boolean known() {
+            if (commits == null) {
+                commits = read();
+            }
+            return commits.isPresent();
+        }
+
+        /**
+         * The newest recent commit recording {@code appId} (as the journal names it); only when
+         * {@link #known()}.
+         */
+        Optional<CommitRecord> newestOf(String appId) {
+            CommitRecord newest = null;
+            for (CommitRecord commit : commits.orElseThrow()) {
+                for (String recorded : commit.transactions().keySet()) {
+                    if (recorded.replace('/', '_').equals(appId)) {
+                        newest = commit;
+                    }
+                }
+            }
+            return Optional.ofNullable(newest);
+        }
+
+        private Optional<List<CommitRecord>> read() {
+            long latest = snapshot.version();
+            for (long count = FIRST_LOOK_BACK; ; count *= 2) {
+                long after = Math.max(-1, latest - count);
+                Optional<List<CommitRecord>> read = snapshot.commitsAfter(after);
+                if (read.isEmpty()) {
+                    return Optional.empty();
+                }
+                List<CommitRecord> commits = read.get();
+                if (after < 0 || commits.get(0).timestampMillis() < cutoff) {
+                    return Optional.of(
+                            commits.stream()
+                                    .filter(commit -> commit.timestampMillis() >= cutoff)
+                                    .toList());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,303 @@
+package io.deltalite.flink.internal.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.sink.MaintenanceReport;
+import io.deltalite.flink.sink.MaintenanceReport.State;
+import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.KilledJobs;
+import io.deltalite.flink.testing.KilledJobs.Leftovers;
+import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The maintenance pass over what killed jobs left: the notes and files of a lineage whose job is
+ * gone are removed once they are older than the retention, those of a running job never, and no
+ * file any version references ever.
+ */
+class DeadLineageCleanupTest {
+    private static final Duration RETENTION = Duration.ofDays(7);
+    private static final String KILLED = "killed";
+    private static final String RUNNING = "running";
+
+    @TempDir Path dir;
+
+    /**
+     * A job that committed checkpoint 1, prepared checkpoint 2 (upserts and many deletes of absent
+     * keys, so a staged key file) and was killed ten days ago; a job that runs now, between a
+     * prepare and its commit. The killed job's notes, staged keys and uncommitted files go; the
+     * running job's stay, and every version reads as before.
+     */
+    @Test
+    void theLeftoversOfAJobKilledLongerAgoThanTheRetentionAreRemoved() {
+        Leftovers killed = killJob(KILLED, 1);
+        ageLineage(KILLED, Duration.ofDays(10));
+        Leftovers running = killJob(RUNNING, 1); // alive: caught between prepare and commit
+        Map<Long, List<String>> versions = everyVersion();
+        assertThat(Files.exists(dir.resolve("_deltalite/staged"))).isTrue();
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        MaintenanceReport.Lineage dead = lineage(report, KILLED);
+        assertThat(dead.state()).isEqualTo(State.DEAD);
+        assertThat(dead.notes()).isEqualTo(killed.notes().size());
+        assertThat(dead.dataFiles()).isEqualTo(killed.uncommitted().size());
+        assertThat(dead.stagedKeyFiles()).isEqualTo(1);
+        assertThat(dead.bytes()).isPositive();
+        assertThat(lineage(report, RUNNING).state()).isEqualTo(State.LIVE);
+        assertThat(lineage(report, RUNNING).files()).isZero();
+
+        assertThat(Files.exists(dir.resolve("_deltalite/journal/" + KILLED))).isFalse();
+        assertThat(DeltaHistory.journalNotes(dir)).containsExactlyElementsOf(running.notes());
+        assertThat(DeltaHistory.uncommittedDataFiles(dir))
+                .containsExactlyInAnyOrderElementsOf(running.uncommitted());
+        assertThat(stagedKeyFiles()).hasSize(1); // the running job's
+        assertThat(everyVersion()).isEqualTo(versions);
+    }
+
+    /**
+     * A job writing deletion vectors was killed after marking a committed file: the vector file it
+     * wrote is referenced by no version and goes with the data files; the marked file stays.
+     */
+    @Test
+    void theDeletionVectorFilesOfAKilledJobAreRemoved() {
+        TableDefinition withVectors =
+                new TableDefinition(
+                        TestDefinitions.ITEMS.columns(),
+                        TestDefinitions.ITEMS.primaryKey(),
+                        List.of(),
+                        Map.of("delta.enableDeletionVectors", "true"));
+        MergeOptions vectors =
+                MergeOptions.DEFAULTS
+                        .withWriteMode(io.deltalite.flink.sink.WriteMode.DELETION_VECTORS)
+                        .withCompaction(CompactionOptions.DISABLED);
+        Leftovers killed =
+                KilledJobs.kill(
+                        dir, withVectors, vectors, KILLED, 1, id -> new Object[] {id, "v" + id});
+        assertThat(killed.uncommitted()).anyMatch(name -> name.startsWith("deletion_vector_"));
+        ageLineage(KILLED, Duration.ofDays(10));
+        Map<Long, List<String>> versions = everyVersion();
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).dataFiles()).isEqualTo(killed.uncommitted().size());
+        assertThat(DeltaHistory.uncommittedDataFiles(dir)).isEmpty();
+        assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+        assertThat(everyVersion()).isEqualTo(versions);
+    }
+
+    /** A dry run reports what it would remove and changes nothing. */
+    @Test
+    void aDryRunReportsTheLeftoversAndChangesNothing() {
+        Leftovers killed = killJob(KILLED, 1);
+        ageLineage(KILLED, Duration.ofDays(10));
+        List<String> before = everyFile();
+
+        MaintenanceReport report = cleanup().run(Instant.now(), true);
+
+        assertThat(report.dryRun()).isTrue();
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.DEAD);
+        assertThat(lineage(report, KILLED).dataFiles()).isEqualTo(killed.uncommitted().size());
+        assertThat(lineage(report, KILLED).stagedKeyFiles()).isEqualTo(1);
+        assertThat(report.toString()).contains("would remove").contains(KILLED);
+        assertThat(everyFile()).isEqualTo(before);
+    }
+
+    /** Notes younger than the retention: the job may be alive (or restored), nothing goes. */
+    @Test
+    void aLineageWithANoteYoungerThanTheRetentionIsLeftAlone() {
+        killJob(KILLED, 1);
+        ageLineage(KILLED, Duration.ofDays(6));
+        List<String> before = everyFile();
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.LIVE);
+        assertThat(lineage(report, KILLED).reason()).contains("a note of");
+        assertThat(everyFile()).isEqualTo(before);
+    }
+
+    /**
+     * Old notes, but the job committed within the retention (a job whose new notes are resolved
+     * while an old one waits): it is live.
+     */
+    @Test
+    void aLineageThatCommittedWithinTheRetentionIsLeftAlone() {
+        killJob(KILLED, 1);
+        try (UpsertHarness job =
+                UpsertHarness.open(
+                        location(), TestDefinitions.ITEMS, MergeOptions.DEFAULTS, KILLED)) {
+            ageLineage(KILLED, Duration.ofDays(10));
+            job.upsert(99L, "recent");
+            job.commitAs(5);
+        }
+        ageNotes(KILLED, Duration.ofDays(10));
+        List<String> notes = DeltaHistory.journalNotes(dir);
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.LIVE);
+        assertThat(lineage(report, KILLED).reason()).contains("committed version");
+        assertThat(DeltaHistory.journalNotes(dir)).isEqualTo(notes);
+    }
+
+    /**
+     * The job was killed right after committing its last checkpoint, before its writer saw the
+     * commit: the note lists files the commit added. They stay; only the note goes.
+     */
+    @Test
+    void filesANoteListsThatAVersionAddedStay() {
+        try (UpsertHarness job =
+                UpsertHarness.open(
+                        location(), TestDefinitions.ITEMS, MergeOptions.DEFAULTS, KILLED)) {
+            job.upsert(1L, "a");
+            job.commit();
+            job.upsert(2L, "b");
+            job.commit();
+        }
+        List<String> notes = DeltaHistory.journalNotes(dir);
+        assertThat(notes).isNotEmpty();
+        ageLineage(KILLED, Duration.ofDays(10));
+        Map<Long, List<String>> versions = everyVersion();
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.DEAD);
+        assertThat(lineage(report, KILLED).dataFiles()).isZero();
+        assertThat(lineage(report, KILLED).dataFilesKept()).isPositive();
+        assertThat(DeltaHistory.journalNotes(dir)).isEmpty();
+        assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+        assertThat(everyVersion()).isEqualTo(versions);
+    }
+
+    /**
+     * The last guard: a note of a checkpoint the log never recorded lists a file that a version
+     * added anyway (another job committed it). It stays.
+     */
+    @Test
+    void aFileAVersionAddedStaysEvenWhenAnUncommittedCheckpointListsIt() {
+        try (UpsertHarness job =
+                UpsertHarness.open(
+                        location(), TestDefinitions.ITEMS, MergeOptions.DEFAULTS, RUNNING)) {
+            job.upsert(1L, "a");
+            job.commit();
+        }
+        String committed = KernelTableReader.liveFiles(location()).keySet().iterator().next();
+        DeltaTable table = open();
+        table.journal().record(new AttemptJournal.Entry(KILLED, 7, "w0", 0, List.of(committed)));
+        ageLineage(KILLED, Duration.ofDays(10));
+        ageLineage(RUNNING, Duration.ofDays(10));
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.DEAD);
+        assertThat(lineage(report, KILLED).dataFiles()).isZero();
+        assertThat(lineage(report, KILLED).dataFilesKept()).isEqualTo(1);
+        assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+        assertThat(Rows.sorted(KernelTableReader.readAll(location())))
+                .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "a"})));
+    }
+
+    /**
+     * A note that cannot say when its checkpoint was not committed yet (first format): the log
+     * cannot clear its data files, which stay for VACUUM; its staged keys, which no version ever
+     * references, go.
+     */
+    @Test
+    void whereTheLogCannotTellDataFilesAreLeftToVacuumAndStagedKeysGo() {
+        Leftovers killed = killJob(KILLED, 1);
+        DeltaTable table = open();
+        for (AttemptJournal.Entry entry : table.journal().entries(KILLED)) {
+            table.journal()
+                    .record(
+                            new AttemptJournal.Entry(
+                                    entry.appId(),
+                                    entry.checkpointId(),
+                                    entry.owner(),
+                                    -1,
+                                    entry.files()));
+        }
+        ageLineage(KILLED, Duration.ofDays(10));
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).stagedKeyFiles()).isEqualTo(1);
+        assertThat(lineage(report, KILLED).dataFiles()).isZero();
+        assertThat(lineage(report, KILLED).dataFilesKept()).isEqualTo(killed.uncommitted().size());
+        assertThat(DeltaHistory.uncommittedDataFiles(dir))
+                .containsExactlyInAnyOrderElementsOf(killed.uncommitted());
+        assertThat(stagedKeyFiles()).isEmpty();
+        assertThat(DeltaHistory.journalNotes(dir)).isEmpty();
+    }
+
+    private Leftovers killJob(String appId, int committed) {
+        return KilledJobs.kill(
+                dir, TestDefinitions.ITEMS, appId, committed, id -> new Object[] {id, appId + id});
+    }
+
+    private void ageLineage(String appId, Duration age) {
+        KilledJobs.age(dir, appId, age);
+    }
+
+    private void ageNotes(String appId, Duration age) {
+        KilledJobs.ageNotes(dir, appId, age);
+    }
+
+    private Map<Long, List<String>> everyVersion() {
+        Map<Long, List<String>> versions = new TreeMap<>();
+        for (long v = 0; v <= KernelTableReader.latestVersion(location()); v++) {
+            versions.put(v, Rows.sorted(KernelTableReader.readVersion(location(), v)));
+        }
+        return versions;
+    }
+
+    private List<String> everyFile() {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.map(dir::relativize).map(Path::toString).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private List<String> stagedKeyFiles() {
+        return KilledJobs.stagedKeyFiles(dir);
+    }
+
+    private static MaintenanceReport.Lineage lineage(MaintenanceReport report, String appId) {
+        return report.lineages().stream()
+                .filter(lineage -> lineage.appId().equals(appId))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no lineage " + appId + " in " + report));
+    }
+
+    private DeadLineageCleanup cleanup() {
+        return new DeadLineageCleanup(open(), RETENTION);
+    }
+
+    private DeltaTable open() {
+        return DeltaTable.open(
+                location(),
+                Map.of(),
+                MergeOptions.DEFAULTS,
+                TableDefinition.existingTable(),
+                false);
+    }
+
+    private String location() {
+        return dir.toString();
+    }
+}
