@@ -35,8 +35,8 @@ import io.deltalite.flink.internal.merge.TableSnapshot;
 import io.deltalite.flink.internal.merge.ValueType;
 import io.deltalite.flink.internal.storage.S3ADefaults;
 import io.deltalite.flink.internal.storage.S3AccessCheck;
-import io.deltalite.flink.internal.storage.S3Locations;
 import io.deltalite.flink.internal.storage.S3TableStorage;
+import io.deltalite.flink.internal.storage.StorageKind;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import java.io.IOException;
 import java.net.URI;
@@ -202,8 +202,9 @@ public final class DeltaTable implements MergeTable {
     public static Optional<TableSchema> existingSchema(
             String location, StorageSettings storage, TableDefinition definition) {
         Snapshot snapshot;
+        StorageKind kind = StorageKind.of(location);
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
-        if (S3Locations.isS3(location)) {
+        if (kind == StorageKind.S3) {
             // At once, before S3A's retries could hide a typo in the settings for many minutes:
             // reachable, credentials, bucket; then what each writer checks when it starts (write
             // permission, conditional writes). Throws MaybeUnreachable when the store may be
@@ -381,12 +382,13 @@ public final class DeltaTable implements MergeTable {
     }
 
     private static FileIO storageFileIO(String location, StorageSettings storage) {
+        StorageKind kind = StorageKind.of(location);
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         HadoopFileIO hadoop = new HadoopFileIO(hadoopConf);
-        if (LocalFileIO.isLocal(location)) {
+        if (kind == StorageKind.LOCAL) {
             return new LocalFileIO(hadoop);
         }
-        if (!S3Locations.isS3(location)) {
+        if (kind == StorageKind.HDFS) {
             return hadoop;
         }
         LogStoreGuard.install(hadoopConf);
