@@ -372,12 +372,12 @@ public final class DeltaTable implements MergeTable {
     }
 
     /**
-     * Hadoop's file access to the table. On a local file system log files are published with atomic
-     * hard links. On S3 the Delta log is written with conditional puts, after a check that the
-     * endpoint honours them (unless the user declared a single writer), and Kernel's log stores are
-     * out of the game.
+     * Hadoop's file access to the table. On a local file system and on HDFS a file is forced to
+     * storage and then published with an atomic hard link or rename ({@link RenamingFileIO}). On S3
+     * the Delta log is written with conditional puts, after a check that the endpoint honours them
+     * (unless the user declared a single writer), and Kernel's log stores are out of the game.
      */
-    private static FileIO fileIO(String location, StorageSettings storage) {
+    static FileIO fileIO(String location, StorageSettings storage) {
         return new FaultInjectingFileIO(storageFileIO(location, storage));
     }
 
@@ -386,10 +386,10 @@ public final class DeltaTable implements MergeTable {
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         HadoopFileIO hadoop = new HadoopFileIO(hadoopConf);
         if (kind == StorageKind.LOCAL) {
-            return new LocalFileIO(hadoop);
+            return RenamingFileIO.local(hadoop);
         }
         if (kind == StorageKind.HDFS) {
-            return hadoop;
+            return RenamingFileIO.hdfs(hadoop, hadoopConf);
         }
         LogStoreGuard.install(hadoopConf);
         // S3A's threads start from here: see ConnectorClassLoader

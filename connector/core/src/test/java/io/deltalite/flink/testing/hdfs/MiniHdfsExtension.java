@@ -60,7 +60,7 @@ public final class MiniHdfsExtension implements BeforeAllCallback, AfterAllCallb
             cluster.shutdown(true);
             cluster = null;
         }
-        if (baseDir != null) {
+        if (baseDir != null && Files.exists(baseDir)) {
             try (var files = Files.walk(baseDir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
