@@ -141,6 +141,10 @@ public final class DeltaTable implements MergeTable {
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         FileIO fileIO = fileIO(location, storage);
         String tablePath = qualify(location, fileIO);
+        if (StorageKind.of(location) != StorageKind.S3) {
+            // what writers that died mid-write left under hidden names (S3 has no such files)
+            TemporaryFileSweep.sweep(tablePath, hadoopConf, System.currentTimeMillis());
+        }
         Engine bootstrap = DefaultEngine.create(fileIO);
         Snapshot snapshot =
                 loadOrCreate(

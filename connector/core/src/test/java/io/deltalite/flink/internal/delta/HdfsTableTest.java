@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -200,6 +201,51 @@ class HdfsTableTest {
             assertThat(recovered.commitPrepared(nextCheckpoint, next).status())
                     .isEqualTo(CommitOutcome.Status.COMMITTED);
             assertRowsEqual(location, model);
+        }
+    }
+
+    /** A temporary file a writer that died left on HDFS is deleted when the table is opened. */
+    @Test
+    void aTemporaryFileACrashedWriterLeftOnHdfsIsSweptAtTheNextOpen(TestInfo test)
+            throws IOException {
+        String location = table(test);
+        try (UpsertHarness harness = UpsertHarness.open(location, ORDERS, MergeOptions.DEFAULTS)) {
+            harness.upsert(1L, "d1", 1);
+            harness.commit();
+        }
+        long twoHoursAgo = System.currentTimeMillis() - 2 * 3600_000L;
+        Path crashedCommit =
+                new Path(
+                        location
+                                + "/_delta_log/.00000000000000000002.json."
+                                + UUID.randomUUID()
+                                + ".tmp");
+        Path crashedNote =
+                new Path(
+                        location
+                                + "/_deltalite/journal/app/.2-0.files."
+                                + UUID.randomUUID()
+                                + ".tmp");
+        Path liveNote =
+                new Path(
+                        location
+                                + "/_deltalite/journal/app/.3-0.files."
+                                + UUID.randomUUID()
+                                + ".tmp");
+        for (Path file : List.of(crashedCommit, crashedNote, liveNote)) {
+            try (var out = fs().create(file)) {
+                out.write('{');
+            }
+        }
+        fs().setTimes(crashedCommit, twoHoursAgo, -1);
+        fs().setTimes(crashedNote, twoHoursAgo, -1);
+
+        try (UpsertHarness reopened = UpsertHarness.open(location, ORDERS, MergeOptions.DEFAULTS)) {
+            assertThat(fs().exists(crashedCommit)).isFalse();
+            assertThat(fs().exists(crashedNote)).isFalse();
+            assertThat(fs().exists(liveNote)).as("a live writer's").isTrue();
+            reopened.upsert(2L, "d2", 2);
+            assertThat(reopened.commit().status()).isEqualTo(CommitOutcome.Status.COMMITTED);
         }
     }
 
