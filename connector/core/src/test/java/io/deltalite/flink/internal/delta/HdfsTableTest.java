@@ -204,6 +204,34 @@ class HdfsTableTest {
         }
     }
 
+    /** On HDFS too a file is synced ({@code hsync}) to the data nodes before its name appears. */
+    @Test
+    void aFileOnHdfsIsSyncedBeforeItsNameAppears(TestInfo test) throws IOException {
+        String location = table(test);
+        RecordingFileSystem hdfs = new RecordingFileSystem(new HdfsFiles(fs().getConf()));
+        RenamingFileIO io =
+                new RenamingFileIO(
+                        new io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO(fs().getConf()),
+                        hdfs);
+        try (PositionOutputStream out =
+                io.newOutputFile(location + "/_deltalite/journal/app/1-0.files").create(false)) {
+            out.write("note".getBytes(StandardCharsets.UTF_8));
+        }
+        io.newOutputFile(location + "/_delta_log/00000000000000000000.json")
+                .writeAtomically(lines("{}"), false);
+
+        List<String> events = hdfs.events();
+        for (String published : List.of("1-0.files", "00000000000000000000.json")) {
+            String temporary = DurablePublishingTest.temporaryOf(events, published);
+            DurablePublishingTest.assertInOrder(
+                    events,
+                    "sync " + temporary,
+                    "close " + temporary,
+                    "rename " + temporary + " -> " + published);
+        }
+        assertThat(read(location + "/_deltalite/journal/app/1-0.files")).isEqualTo("note");
+    }
+
     /** A temporary file a writer that died left on HDFS is deleted when the table is opened. */
     @Test
     void aTemporaryFileACrashedWriterLeftOnHdfsIsSweptAtTheNextOpen(TestInfo test)
