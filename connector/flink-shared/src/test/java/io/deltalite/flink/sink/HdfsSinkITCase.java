@@ -72,8 +72,11 @@ class HdfsSinkITCase {
         FaultInjection.arm(
                 FaultInjection.Point.AFTER_COMMIT,
                 (location, occurrence) -> {
+                    // early in the run, far from the end of input: on Flink 1.20 a restart
+                    // as the input ended once failed in Flink's own committer ("Received
+                    // duplicate committable summary", FLINK-25920's area), not the subject here
                     if (location.equals(table)
-                            && occurrence == 3
+                            && occurrence == 2
                             && restarts.getAndIncrement() == 0) {
                         throw new RuntimeException("the committer's TaskManager died");
                     }
@@ -81,7 +84,7 @@ class HdfsSinkITCase {
 
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(300), 20);
         SinkJobs.sink(
-                SinkJobs.changes(env, script, 500),
+                SinkJobs.changes(env, script, 300),
                 DeltaLiteSink.forTable(table)
                         .rowType(script.rowType())
                         .primaryKey(script.primaryKey())

@@ -80,6 +80,7 @@ final class HdfsFiles implements RenamingFileSystem {
     public void rename(String temporary, String target, boolean overwrite) throws IOException {
         Path from = new Path(temporary);
         Path to = new Path(target);
+        boolean renamed = false;
         try {
             ConnectorClassLoader.run(
                     () ->
@@ -90,13 +91,16 @@ final class HdfsFiles implements RenamingFileSystem {
                                             overwrite
                                                     ? Options.Rename.OVERWRITE
                                                     : Options.Rename.NONE));
+            renamed = true;
         } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
             throw alreadyExists(target, e);
         } finally {
-            try {
-                ConnectorClassLoader.run(() -> fileSystem(from).delete(from, false));
-            } catch (IOException e) {
-                LOG.warn("Could not delete {}: {}", temporary, e.toString());
+            if (!renamed) {
+                try {
+                    ConnectorClassLoader.run(() -> fileSystem(from).delete(from, false));
+                } catch (IOException e) {
+                    LOG.warn("Could not delete {}: {}", temporary, e.toString());
+                }
             }
         }
     }
