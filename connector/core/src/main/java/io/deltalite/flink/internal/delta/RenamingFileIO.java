@@ -149,9 +149,12 @@ final class RenamingFileIO extends ForwardingFileIO {
     /** Writes a temporary file whole and forces it to storage; deletes it if that fails. */
     private void write(String temporary, Content content) throws IOException {
         boolean written = false;
-        try (RenamingFileSystem.NewFile out = files.createNew(temporary)) {
-            content.writeTo(out);
-            out.sync();
+        try {
+            try (RenamingFileSystem.NewFile out = files.createNew(temporary)) {
+                content.writeTo(out);
+                out.sync();
+            }
+            // closed too: a close that fails leaves nothing behind either
             written = true;
         } finally {
             if (!written) {
