@@ -34,8 +34,8 @@ import io.deltalite.flink.internal.merge.TableSnapshot;
 import io.deltalite.flink.internal.merge.ValueType;
 import io.deltalite.flink.internal.storage.S3ADefaults;
 import io.deltalite.flink.internal.storage.S3AccessCheck;
-import io.deltalite.flink.internal.storage.S3Locations;
 import io.deltalite.flink.internal.storage.S3TableStorage;
+import io.deltalite.flink.internal.storage.StorageKind;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import java.io.IOException;
 import java.net.URI;
@@ -141,6 +141,10 @@ public final class DeltaTable implements MergeTable {
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         FileIO fileIO = fileIO(location, storage);
         String tablePath = qualify(location, fileIO);
+        if (StorageKind.of(location) != StorageKind.S3) {
+            // what writers that died mid-write left under hidden names (S3 has no such files)
+            TemporaryFileSweep.sweep(tablePath, hadoopConf, System.currentTimeMillis());
+        }
         Engine bootstrap = DefaultEngine.create(fileIO);
         Snapshot snapshot =
                 loadOrCreate(
@@ -204,8 +208,9 @@ public final class DeltaTable implements MergeTable {
     public static Optional<TableSchema> existingSchema(
             String location, StorageSettings storage, TableDefinition definition) {
         Snapshot snapshot;
+        StorageKind kind = StorageKind.of(location);
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
-        if (S3Locations.isS3(location)) {
+        if (kind == StorageKind.S3) {
             // At once, before S3A's retries could hide a typo in the settings for many minutes:
             // reachable, credentials, bucket; then what each writer checks when it starts (write
             // permission, conditional writes). Throws MaybeUnreachable when the store may be
@@ -386,23 +391,24 @@ public final class DeltaTable implements MergeTable {
     }
 
     /**
-     * Hadoop's file access to the table. On a local file system log files are published with atomic
-     * hard links. On S3 the Delta log is written with conditional puts, after a check that the
-     * endpoint honours them (unless the user declared a single writer), and Kernel's log stores are
-     * out of the game.
+     * Hadoop's file access to the table. On a local file system and on HDFS a file is forced to
+     * storage and then published with an atomic hard link or rename ({@link RenamingFileIO}). On S3
+     * the Delta log is written with conditional puts, after a check that the endpoint honours them
+     * (unless the user declared a single writer), and Kernel's log stores are out of the game.
      */
-    private static FileIO fileIO(String location, StorageSettings storage) {
+    static FileIO fileIO(String location, StorageSettings storage) {
         return new FaultInjectingFileIO(storageFileIO(location, storage));
     }
 
     private static FileIO storageFileIO(String location, StorageSettings storage) {
+        StorageKind kind = StorageKind.of(location);
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         HadoopFileIO hadoop = new HadoopFileIO(hadoopConf);
-        if (LocalFileIO.isLocal(location)) {
-            return new LocalFileIO(hadoop);
+        if (kind == StorageKind.LOCAL) {
+            return RenamingFileIO.local(hadoop);
         }
-        if (!S3Locations.isS3(location)) {
-            return hadoop;
+        if (kind == StorageKind.HDFS) {
+            return RenamingFileIO.hdfs(hadoop, hadoopConf);
         }
         LogStoreGuard.install(hadoopConf);
         // S3A's threads start from here: see ConnectorClassLoader

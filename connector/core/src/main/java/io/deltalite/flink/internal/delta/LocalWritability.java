@@ -15,7 +15,7 @@ final class LocalWritability {
 
     /** A sentence on why {@code location} cannot be written, or empty if nothing is found. */
     static String explain(String location) {
-        if (!LocalFileIO.isLocal(location)) {
+        if (!LocalDiskFiles.isLocal(location)) {
             return "";
         }
         Path path = Paths.get(new org.apache.hadoop.fs.Path(location).toUri().getPath());

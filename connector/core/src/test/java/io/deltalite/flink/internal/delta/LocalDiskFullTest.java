@@ -46,7 +46,7 @@ class LocalDiskFullTest {
     @ParameterizedTest(name = "putIfAbsent={0}")
     @ValueSource(booleans = {true, false})
     void aDataFileThatFillsTheDiskFailsAndLeavesNothingOpen(boolean putIfAbsent) throws Exception {
-        LocalFileIO io = new LocalFileIO(new HadoopFileIO(new Configuration()));
+        RenamingFileIO io = RenamingFileIO.local(new HadoopFileIO(new Configuration()));
         String file = disk.resolve("t/day=1/part-1.parquet").toString();
         assertThatThrownBy(() -> writeTwoMegabytes(io, file, putIfAbsent))
                 .isInstanceOf(IOException.class)
@@ -60,7 +60,7 @@ class LocalDiskFullTest {
 
     @Test
     void aLogFileThatFillsTheDiskFailsAndLeavesNothingOpen() throws Exception {
-        LocalFileIO io = new LocalFileIO(new HadoopFileIO(new Configuration()));
+        RenamingFileIO io = RenamingFileIO.local(new HadoopFileIO(new Configuration()));
         String file = disk.resolve("t/_delta_log/00000000000000000001.json").toString();
         assertThatThrownBy(() -> writeTwoMegabytes(io, file, true)).isInstanceOf(IOException.class);
         assertThat(LocalDisks.openFilesUnder(disk)).isEmpty();
@@ -74,7 +74,7 @@ class LocalDiskFullTest {
         TrackingFileIO io =
                 new TrackingFileIO(
                         new FaultInjectingFileIO(
-                                new LocalFileIO(new HadoopFileIO(new Configuration()))),
+                                RenamingFileIO.local(new HadoopFileIO(new Configuration()))),
                         java.util.Map.of());
         String file = disk.resolve("t/day=1/part-2.parquet").toString();
         try (TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
@@ -90,7 +90,7 @@ class LocalDiskFullTest {
 
     @Test
     void aJournalNoteThatFillsTheDiskFailsAndLeavesNothingOpen() throws Exception {
-        LocalFileIO io = new LocalFileIO(new HadoopFileIO(new Configuration()));
+        RenamingFileIO io = RenamingFileIO.local(new HadoopFileIO(new Configuration()));
         String file = disk.resolve("t/_deltalite/journal/app/7.files").toString();
         assertThatThrownBy(() -> writeTwoMegabytes(io, file, false))
                 .isInstanceOf(IOException.class);
@@ -100,7 +100,7 @@ class LocalDiskFullTest {
         }
     }
 
-    private static void writeTwoMegabytes(LocalFileIO io, String file, boolean putIfAbsent)
+    private static void writeTwoMegabytes(RenamingFileIO io, String file, boolean putIfAbsent)
             throws IOException {
         byte[] block = new byte[16 * 1024];
         try (PositionOutputStream out = io.newOutputFile(file).create(putIfAbsent)) {
