@@ -64,8 +64,9 @@ final class DeletionVectorMarker {
                             hit.file(),
                             hit.positions(),
                             new HashSet<>(hit.keys()),
-                            // Unknown row counts are rewritten (see decide), never "all deleted".
-                            hit.file().hasStatistics() ? hit.file().numRecords() : Long.MAX_VALUE,
+                            // The rows the index read, not the statistics' claim: a file whose
+                            // statistics disagree (or lack a count) is rewritten, see decide.
+                            hit.physicalRows(),
                             hit.deletionVector()));
         }
         return decide(located, sink);

@@ -84,12 +84,16 @@ public final class KeyIndex {
     PartitionKeyIndex follow(PartitionValues partition, List<DataFile> liveFiles) {
         long rows = 0;
         for (DataFile file : liveFiles) {
-            rows += Math.max(0, file.numRecords());
+            // Without a count, assume a row per 8 bytes: never fewer rows than the file holds.
+            rows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
         }
         PartitionKeyIndex index;
         synchronized (this) {
             index = partitions.get(partition);
             if (index == null && !fromFirstMerge && mergedOnce.add(partition)) {
+                if (mergedOnce.size() > 100_000) {
+                    mergedOnce.clear(); // a bound: cold partitions are forgotten, not indexed
+                }
                 return null; // auto: probe the first merge, index from the second
             }
             if (index == null && estimatedBytes(rows) > maxMemoryBytes) {
@@ -130,11 +134,19 @@ public final class KeyIndex {
             filesRead.addAndGet(followed.filesRead());
             rowsRead.addAndGet(followed.rowsRead());
         }
+        if (index.memoryBytes() > maxMemoryBytes) {
+            // It grew past the budget on its own: forget it, this merge reads the files instead.
+            synchronized (this) {
+                partitions.remove(partition);
+                fallbacks.incrementAndGet();
+            }
+            return null;
+        }
         evictBeyondBudget(partition);
         return index;
     }
 
-    /** Counts keys the index located, for the metrics. */
+    /** Counts rows the index located, for the metrics. */
     void counted(int located) {
         hits.addAndGet(located);
     }

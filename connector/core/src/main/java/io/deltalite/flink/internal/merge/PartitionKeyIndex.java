@@ -38,15 +38,15 @@ final class PartitionKeyIndex {
     private final KeyLocations locations;
 
     /** The files the index holds, by the id their locations carry; null once a file left. */
-    private final List<DataFile> filesById = new ArrayList<>();
+    private final List<IndexedFile> filesById = new ArrayList<>();
 
     private final Map<String, Integer> idsByPath = new HashMap<>();
 
-    /** Rows of files that left whose locations are still in {@link #locations}. */
-    private long rowsOfLeftFiles;
+    /** Locations of files that left, still in {@link #locations}. */
+    private long locationsOfLeftFiles;
 
-    /** Rows the index holds locations of, including those of files that left. */
-    private long indexedRows;
+    /** Locations the index holds, including those of files that left. */
+    private long indexedLocations;
 
     PartitionKeyIndex(DataFileStore store, ParallelFileWork parallel, List<ValueType> keyTypes) {
         this.store = store;
@@ -55,12 +55,30 @@ final class PartitionKeyIndex {
         this.locations = new KeyLocations(!integral);
     }
 
+    /**
+     * A file the index holds: its current listing, the deletion vector of that listing once read
+     * (null until then), its rows as read (not as its statistics claim), and how many locations of
+     * it the index took.
+     */
+    private static final class IndexedFile {
+        DataFile listing;
+        DeletionVector vector;
+        long physicalRows;
+        long locations;
+
+        IndexedFile(DataFile listing) {
+            this.listing = listing;
+        }
+    }
+
     /** What bringing the index to a set of live files took. */
     record Followed(int filesRead, long rowsRead, int filesLeft) {}
 
     /**
      * Brings the index to {@code liveFiles}: the files that are no longer among them are forgotten,
-     * and the keys of the files new to it are read (in parallel, one file per task).
+     * and the keys of the files new to it are read (in parallel, one file per task). A file that
+     * stays but whose deletion vector no longer deletes every row its old one did (another writer
+     * restored an older version of it) is read again: rows the index skipped as deleted are live.
      */
     Followed follow(List<DataFile> liveFiles) {
         Set<String> live = new HashSet<>(liveFiles.size() * 2);
@@ -70,51 +88,88 @@ final class PartitionKeyIndex {
             Integer id = idsByPath.get(file.path());
             if (id == null) {
                 came.add(file);
+                continue;
+            }
+            IndexedFile known = filesById.get(id);
+            if (known.listing.identity().equals(file.identity())) {
+                known.listing = file;
+            } else if ((known.vector = vectorIfOnlyDeletingMore(known, file)) != null) {
+                known.listing = file;
             } else {
-                filesById.set(id, file); // its current listing: the deletion vector may differ
+                forget(id);
+                came.add(file);
             }
         }
         int left = 0;
         for (var entry : new ArrayList<>(idsByPath.entrySet())) {
             if (!live.contains(entry.getKey())) {
-                int id = entry.getValue();
-                idsByPath.remove(entry.getKey());
-                DataFile gone = filesById.set(id, null);
-                rowsOfLeftFiles += Math.max(0, gone.numRecords());
+                forget(entry.getValue());
                 left++;
             }
+        }
+        if (filesById.size() + came.size() > KeyLocations.MAX_FILES) {
+            renumber();
+        }
+        if (filesById.size() + came.size() > KeyLocations.MAX_FILES) {
+            throw new IllegalStateException(
+                    "too many files for one partition's key index: " + liveFiles.size());
         }
         // Each file gets its id first; its keys go into the table a batch at a time, so reading
         // holds one batch per file being read, never a whole file's keys.
         List<Callable<Long>> reads = new ArrayList<>(came.size());
         for (DataFile file : came) {
-            if (filesById.size() >= KeyLocations.MAX_FILES) {
-                renumber();
-            }
             int id = filesById.size();
-            filesById.add(file);
+            IndexedFile indexed = new IndexedFile(file);
+            filesById.add(indexed);
             idsByPath.put(file.path(), id);
-            reads.add(() -> readKeys(file, id));
+            reads.add(() -> readKeys(indexed, id));
         }
         long rowsRead = 0;
         for (long rows : parallel.runAll(reads, unused -> {})) {
             rowsRead += rows;
         }
-        indexedRows += rowsRead;
-        if (rowsOfLeftFiles > 1024 && rowsOfLeftFiles * 2 > indexedRows) {
+        if (locationsOfLeftFiles > 1024 && locationsOfLeftFiles * 2 > indexedLocations) {
             renumber();
         }
         return new Followed(came.size(), rowsRead, left);
     }
 
+    /**
+     * {@code now}'s deletion vector if it deletes every row that {@code known}'s did, else null
+     * (also when a vector cannot be read: the file is then read again).
+     */
+    private DeletionVector vectorIfOnlyDeletingMore(IndexedFile known, DataFile now) {
+        try {
+            DeletionVector after =
+                    now.hasDeletionVector() ? store.readDeletionVector(now) : DeletionVector.EMPTY;
+            if (!known.listing.hasDeletionVector()) {
+                return after;
+            }
+            DeletionVector before =
+                    known.vector != null ? known.vector : store.readDeletionVector(known.listing);
+            return after.union(before).cardinality() == after.cardinality() ? after : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private void forget(int id) {
+        IndexedFile gone = filesById.set(id, null);
+        idsByPath.remove(gone.listing.path());
+        locationsOfLeftFiles += gone.locations;
+    }
+
     /** The live rows of a file that hold one of the keys looked up. */
     record Located(
-            DataFile file, long[] positions, List<RowKey> keys, DeletionVector deletionVector) {}
+            DataFile file,
+            long[] positions,
+            List<RowKey> keys,
+            DeletionVector deletionVector,
+            long physicalRows) {}
 
     /**
      * The live rows of {@code keys} in the files the index was last brought to, by file path.
-     * Locations that a file's current deletion vector deletes are dropped from the index on the
-     * way.
+     * Locations that a file's current deletion vector deletes are skipped.
      */
     Map<String, Located> locate(Collection<RowKey> keys) {
         Map<Integer, Hits> byFile = new LinkedHashMap<>();
@@ -127,34 +182,40 @@ final class PartitionKeyIndex {
                     continue;
                 }
                 byFile.computeIfAbsent(id, unused -> new Hits())
-                        .add(KeyLocations.positionOf(location), key, identity);
+                        .add(KeyLocations.positionOf(location), key);
             }
         }
         Map<String, Located> located = new LinkedHashMap<>();
         for (Map.Entry<Integer, Hits> entry : byFile.entrySet()) {
-            DataFile file = filesById.get(entry.getKey());
+            IndexedFile indexed = filesById.get(entry.getKey());
+            DataFile file = indexed.listing;
+            if (indexed.vector == null) {
+                indexed.vector =
+                        file.hasDeletionVector()
+                                ? store.readDeletionVector(file)
+                                : DeletionVector.EMPTY;
+            }
+            DeletionVector vector = indexed.vector;
             Hits hits = entry.getValue();
-            DeletionVector vector =
-                    file.hasDeletionVector()
-                            ? store.readDeletionVector(file)
-                            : DeletionVector.EMPTY;
             long[] positions = new long[hits.count];
             List<RowKey> liveKeys = new ArrayList<>(hits.count);
             int live = 0;
             for (int i = 0; i < hits.count; i++) {
-                if (vector.contains(hits.positions[i])) {
-                    locations.remove(
-                            hits.identities.get(i),
-                            KeyLocations.pack(entry.getKey(), hits.positions[i]));
-                    continue;
+                // A deleted row stays indexed: a vector that shrinks later (a restore) revives it.
+                if (!vector.contains(hits.positions[i])) {
+                    positions[live++] = hits.positions[i];
+                    liveKeys.add(hits.keys.get(i));
                 }
-                positions[live++] = hits.positions[i];
-                liveKeys.add(hits.keys.get(i));
             }
             if (live > 0) {
                 located.put(
                         file.path(),
-                        new Located(file, Arrays.copyOf(positions, live), liveKeys, vector));
+                        new Located(
+                                file,
+                                Arrays.copyOf(positions, live),
+                                liveKeys,
+                                vector,
+                                indexed.physicalRows));
             }
         }
         return located;
@@ -166,21 +227,21 @@ final class PartitionKeyIndex {
     }
 
     long memoryBytes() {
-        return locations.memoryBytes() + 96L * idsByPath.size();
+        return locations.memoryBytes() + 128L * idsByPath.size();
     }
 
     /** Gives the live files dense ids again and drops the locations of files that left. */
     private void renumber() {
         int[] newIds = new int[filesById.size()];
-        List<DataFile> kept = new ArrayList<>(idsByPath.size());
+        List<IndexedFile> kept = new ArrayList<>(idsByPath.size());
         for (int id = 0; id < filesById.size(); id++) {
-            DataFile file = filesById.get(id);
+            IndexedFile file = filesById.get(id);
             if (file == null) {
                 newIds[id] = -1;
             } else {
                 newIds[id] = kept.size();
                 kept.add(file);
-                idsByPath.put(file.path(), newIds[id]);
+                idsByPath.put(file.listing.path(), newIds[id]);
             }
         }
         locations.rewrite(
@@ -190,23 +251,24 @@ final class PartitionKeyIndex {
                 });
         filesById.clear();
         filesById.addAll(kept);
-        indexedRows -= rowsOfLeftFiles;
-        rowsOfLeftFiles = 0;
+        indexedLocations -= locationsOfLeftFiles;
+        locationsOfLeftFiles = 0;
     }
 
-    /** Adds the keys and positions of the live rows of one file; returns how many. */
-    private long readKeys(DataFile file, int id) {
+    /**
+     * Adds the keys and positions of every row of one file — deleted ones too, so that a vector
+     * that later deletes less brings them back without a read; returns the rows read.
+     */
+    private long readKeys(IndexedFile file, int id) {
         FileKeys keys = new FileKeys();
         long rows = 0;
-        try (BatchStream batches = store.readKeys(file)) {
+        long added = 0;
+        try (BatchStream batches = store.readKeys(file.listing)) {
             while (batches.hasNext()) {
                 RowBatch batch = batches.next();
                 boolean longKeys = integral && batch.hasLongKey();
                 keys.count = 0;
                 for (int row = 0; row < batch.size(); row++) {
-                    if (!batch.isLive(row)) {
-                        continue;
-                    }
                     if (longKeys) {
                         if (!batch.isKeyNullAt(row)) {
                             keys.add(batch.longKeyAt(row), 0, batch.positionAt(row));
@@ -227,10 +289,14 @@ final class PartitionKeyIndex {
                                 keys.low[i],
                                 KeyLocations.pack(id, keys.positions[i]));
                     }
+                    indexedLocations += keys.count;
                 }
-                rows += keys.count;
+                added += keys.count;
+                rows += batch.size();
             }
         }
+        file.physicalRows = rows;
+        file.locations = added;
         return rows;
     }
 
@@ -256,16 +322,14 @@ final class PartitionKeyIndex {
     private static final class Hits {
         long[] positions = new long[4];
         final List<RowKey> keys = new ArrayList<>();
-        final List<KeyIdentity> identities = new ArrayList<>();
         int count;
 
-        void add(long position, RowKey key, KeyIdentity identity) {
+        void add(long position, RowKey key) {
             if (count == positions.length) {
                 positions = Arrays.copyOf(positions, count * 2);
             }
             positions[count++] = position;
             keys.add(key);
-            identities.add(identity);
         }
     }
 }

@@ -49,8 +49,11 @@ public final class PartitionMerger {
     private final WriterShare share;
     private final String location;
 
-    /** Where this merger's writer finds the rows of keys, or null to probe the files each time. */
-    private final KeyIndex index;
+    /**
+     * Where this merger's writer finds the rows of keys, or null to probe the files each time; made
+     * by the first {@link #merge} (a committer's merger, which only re-merges, has none).
+     */
+    private volatile KeyIndex index;
 
     /**
      * A merger of whole partitions (a writer that owns its partitions, or the committer).
@@ -83,7 +86,6 @@ public final class PartitionMerger {
         this.keyOrder = KeyOrder.keys(schema.matchKeyTypes());
         this.keyIndexes = schema.matchKeyIndexes();
         this.sizes = new PartitionCompactor(table, options);
-        this.index = newIndex();
     }
 
     /** A merger like this one for a writer with the share {@code other}. */
@@ -104,15 +106,26 @@ public final class PartitionMerger {
         this.keyOrder = base.keyOrder;
         this.keyIndexes = base.keyIndexes;
         this.sizes = base.sizes;
-        this.index = newIndex();
     }
 
-    private KeyIndex newIndex() {
+    /** This merger's key index, made on first use; null when the options or table say none. */
+    private KeyIndex indexForMerges() {
         KeyIndexOptions indexing = options.keyIndex();
         if (!indexing.isOn() || schema.isAppendOnly()) {
             return null;
         }
-        return new KeyIndex(store, parallel, schema.matchKeyTypes(), indexing, location);
+        KeyIndex made = index;
+        if (made == null) {
+            synchronized (this) {
+                if (index == null) {
+                    index =
+                            new KeyIndex(
+                                    store, parallel, schema.matchKeyTypes(), indexing, location);
+                }
+                made = index;
+            }
+        }
+        return made;
     }
 
     /** This merger's key index, or null when it has none. */
@@ -187,7 +200,7 @@ public final class PartitionMerger {
                             freshPaths,
                             ownPaths,
                             vectors,
-                            index);
+                            indexForMerges());
         } catch (RuntimeException e) {
             upsertFiles.forEach(store::deleteUncommitted);
             throw e;
@@ -538,7 +551,8 @@ public final class PartitionMerger {
             if (options.keyIndex().validate()) {
                 validate(partition, liveFiles, keys, matcher, located);
             }
-            keyIndex.counted(located.size());
+            keyIndex.counted(
+                    located.values().stream().mapToInt(hit -> hit.positions().length).sum());
             candidates = new ArrayList<>(located.size());
             for (DataFile file : liveFiles) {
                 if (located.containsKey(file.path())) {
