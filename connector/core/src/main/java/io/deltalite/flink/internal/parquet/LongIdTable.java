@@ -1,0 +1,89 @@
+package io.deltalite.flink.internal.parquet;
+
+/**
+ * An open-addressing hash table from {@code long} values to small non-negative ids, without boxing:
+ * the changed keys of one key column, as the probe looks each decoded value up.
+ *
+ * <p>Linear probing over a power-of-two table at most half full; {@code 0} marks an empty slot, so
+ * the value {@code 0} is kept beside the table. A miss — the common case of a probe — reads only
+ * the {@code values} array.
+ */
+final class LongIdTable {
+    static final int ABSENT = -1;
+
+    private final long[] values;
+    private final int[] ids;
+    private final int mask;
+    private int zeroId = ABSENT;
+    private int size;
+
+    /** A table with room for {@code expected} values. */
+    LongIdTable(int expected) {
+        int capacity = Integer.highestOneBit(Math.max(2, expected) * 2 - 1) << 1;
+        this.values = new long[capacity];
+        this.ids = new int[capacity];
+        this.mask = capacity - 1;
+    }
+
+    /** The id of {@code value}, adding it with {@code id} when absent. */
+    int putIfAbsent(long value, int id) {
+        if (value == 0) {
+            if (zeroId == ABSENT) {
+                zeroId = id;
+                size++;
+            }
+            return zeroId;
+        }
+        int slot = slot(value);
+        while (values[slot] != 0) {
+            if (values[slot] == value) {
+                return ids[slot];
+            }
+            slot = (slot + 1) & mask;
+        }
+        if (size + 1 > values.length / 2) {
+            throw new IllegalStateException("table full: sized for fewer values");
+        }
+        values[slot] = value;
+        ids[slot] = id;
+        size++;
+        return id;
+    }
+
+    /** The id of {@code value}, or {@link #ABSENT}. */
+    int find(long value) {
+        if (value == 0) {
+            return zeroId;
+        }
+        int slot = slot(value);
+        while (true) {
+            long present = values[slot];
+            if (present == value) {
+                return ids[slot];
+            }
+            if (present == 0) {
+                return ABSENT;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** Bytes held by the table's arrays. */
+    long footprintBytes() {
+        return values.length * 8L + ids.length * 4L;
+    }
+
+    private int slot(long value) {
+        long mixed = value * 0x9E3779B97F4A7C15L;
+        return (int) (mixed ^ (mixed >>> 32)) & mask;
+    }
+
+    @Override
+    public String toString() {
+        return "LongIdTable[" + size + " of " + values.length + " slots]";
+    }
+}
