@@ -23,6 +23,7 @@ final class KeyMatcher {
 
     private final boolean hasZero;
     private final int mask;
+    private volatile ChangedKeys changed;
 
     private KeyMatcher(Set<RowKey> keys, long[] table, boolean hasZero) {
         this.keys = keys;
@@ -57,6 +58,21 @@ final class KeyMatcher {
             table[slot] = value;
         }
         return new KeyMatcher(keys, table, hasZero);
+    }
+
+    /** The same keys, numbered, as a storage layer probes files for them. */
+    ChangedKeys changed() {
+        ChangedKeys numbered = changed;
+        if (numbered == null) {
+            synchronized (this) {
+                numbered = changed;
+                if (numbered == null) {
+                    numbered = new ChangedKeys(this, keys);
+                    changed = numbered;
+                }
+            }
+        }
+        return numbered;
     }
 
     /** The key of {@code row} if it is one of the changed keys (and not null), else null. */
