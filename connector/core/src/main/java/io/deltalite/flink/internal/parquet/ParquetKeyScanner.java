@@ -44,14 +44,25 @@ public final class ParquetKeyScanner {
 
     private final List<String> columns;
     private final List<ValueType> types;
+    private final boolean decodePages;
 
     /**
      * @param columns the match-key columns, in key order, as named in the data files
      * @param types their types in the table
      */
     public ParquetKeyScanner(List<String> columns, List<ValueType> types) {
+        this(columns, types, true);
+    }
+
+    /**
+     * @param decodePages whether a single integer key column is decoded page by page ({@link
+     *     IntegerPages}); false reads every column with parquet-java's record-level column reader
+     *     (to compare the two)
+     */
+    public ParquetKeyScanner(List<String> columns, List<ValueType> types, boolean decodePages) {
         this.columns = List.copyOf(columns);
         this.types = List.copyOf(types);
+        this.decodePages = decodePages;
     }
 
     private static Configuration configuration() {
@@ -71,6 +82,33 @@ public final class ParquetKeyScanner {
     public Optional<KeyLocations> locate(
             InputFile file, ChangedKeys keys, DeletionVector deleted, boolean firstOnly)
             throws IOException {
+        try {
+            return locate(file, keys, deleted, firstOnly, decodePages);
+        } catch (IntegerPages.NotHandled e) {
+            return locateGenerally(file, keys, deleted, firstOnly);
+        }
+    }
+
+    private Optional<KeyLocations> locateGenerally(
+            InputFile file, ChangedKeys keys, DeletionVector deleted, boolean firstOnly)
+            throws IOException {
+        try {
+            return locate(file, keys, deleted, firstOnly, false);
+        } catch (IntegerPages.NotHandled e) {
+            throw new IllegalStateException("the general reader reads every page", e);
+        }
+    }
+
+    /**
+     * @param decodePages whether integer keys may be decoded page by page ({@link IntegerPages})
+     */
+    private Optional<KeyLocations> locate(
+            InputFile file,
+            ChangedKeys keys,
+            DeletionVector deleted,
+            boolean firstOnly,
+            boolean decodePages)
+            throws IOException, IntegerPages.NotHandled {
         try (ParquetFileReader reader =
                 new ParquetFileReader(file, HadoopReadOptions.builder(CONFIGURATION).build())) {
             MessageType schema = reader.getFooter().getFileMetaData().getSchema();
@@ -107,7 +145,7 @@ public final class ParquetKeyScanner {
             }
             reader.setRequestedSchema(new MessageType(schema.getName(), projected));
             return Optional.of(
-                    new Search(tables, forms, descriptors, deleted, firstOnly, keys)
+                    new Search(tables, forms, descriptors, deleted, firstOnly, keys, decodePages)
                             .run(reader, physicalRows));
         }
     }
@@ -120,6 +158,7 @@ public final class ParquetKeyScanner {
         private final DeletionVector deleted;
         private final boolean firstOnly;
         private final ChangedKeys keys;
+        private final boolean decodePages;
         private long[] positions = new long[16];
         private int[] hitKeys = new int[16];
         private int count;
@@ -130,25 +169,39 @@ public final class ParquetKeyScanner {
                 ColumnDescriptor[] descriptors,
                 DeletionVector deleted,
                 boolean firstOnly,
-                ChangedKeys keys) {
+                ChangedKeys keys,
+                boolean decodePages) {
             this.tables = tables;
             this.forms = forms;
             this.descriptors = descriptors;
             this.deleted = deleted;
             this.firstOnly = firstOnly;
             this.keys = keys;
+            this.decodePages = decodePages;
         }
 
-        KeyLocations run(ParquetFileReader reader, long physicalRows) throws IOException {
+        KeyLocations run(ParquetFileReader reader, long physicalRows)
+                throws IOException, IntegerPages.NotHandled {
             long first = 0;
             PageReadStore pages;
             while ((pages = reader.readNextRowGroup()) != null) {
                 try (PageReadStore rowGroup = pages) {
                     int rows = Math.toIntExact(rowGroup.getRowCount());
-                    boolean done =
-                            tables.width() == 1
-                                    ? scanSingle(rowGroup, rows, first)
-                                    : scanComposite(rowGroup, rows, first);
+                    boolean done;
+                    if (tables.width() > 1) {
+                        done = scanComposite(rowGroup, rows, first);
+                    } else if (decodePages && IntegerPages.reads(forms.get(0))) {
+                        done =
+                                IntegerPages.scan(
+                                        rowGroup.getPageReader(descriptors[0]),
+                                        descriptors[0],
+                                        forms.get(0),
+                                        (LongIdTable) tables.column(0),
+                                        first,
+                                        this::hit);
+                    } else {
+                        done = scanSingle(rowGroup, rows, first);
+                    }
                     if (done) {
                         return result(-1);
                     }
