@@ -1,6 +1,5 @@
 package io.deltalite.flink.internal.merge;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,7 +19,7 @@ public final class ChangedKeys {
 
     ChangedKeys(KeyMatcher matcher, Set<RowKey> keys) {
         this.matcher = matcher;
-        this.keys = List.copyOf(new ArrayList<>(keys));
+        this.keys = List.copyOf(keys);
     }
 
     /** A set of keys to probe for (for tests and benchmarks; merges get theirs from a matcher). */
