@@ -51,7 +51,10 @@ class KeyProbeBenchmark {
 
     @TempDir Path dir;
 
-    /** A tiny run, so the benchmark keeps working; its numbers mean nothing. */
+    /**
+     * A tiny run, to check the harness works ({@code -Dtest='KeyProbeBenchmark#aTinyRun*'}); its
+     * numbers mean nothing.
+     */
     @Test
     void aTinyRunProbesBothWays() {
         Result result = measure(20_000, 2, 1_000, 1, 0);
