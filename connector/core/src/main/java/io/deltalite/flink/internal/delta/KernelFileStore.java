@@ -18,7 +18,7 @@ import io.deltalite.flink.internal.merge.ChangedKeys;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.DataFileStore;
 import io.deltalite.flink.internal.merge.DeletionVector;
-import io.deltalite.flink.internal.merge.KeyLocations;
+import io.deltalite.flink.internal.merge.KeyHits;
 import io.deltalite.flink.internal.merge.PartitionValues;
 import io.deltalite.flink.internal.merge.RowBatch;
 import io.deltalite.flink.internal.merge.TableSchema;
@@ -104,8 +104,8 @@ final class KernelFileStore implements DataFileStore {
      * whose key columns it cannot compare exactly is read row-wise through Kernel instead.
      */
     @Override
-    public KeyLocations locateKeys(DataFile file, ChangedKeys keys, boolean firstOnly) {
-        Optional<KeyLocations> located;
+    public KeyHits locateKeys(DataFile file, ChangedKeys keys, boolean firstOnly) {
+        Optional<KeyHits> located;
         try {
             DeletionVector deleted = readDeletionVector(file);
             located =
@@ -126,7 +126,7 @@ final class KernelFileStore implements DataFileStore {
     }
 
     /** The row-wise search through Kernel's reader: the fallback, and the reference in tests. */
-    KeyLocations locateKeysRowWise(DataFile file, ChangedKeys keys, boolean firstOnly) {
+    KeyHits locateKeysRowWise(DataFile file, ChangedKeys keys, boolean firstOnly) {
         return DataFileStore.super.locateKeys(file, keys, firstOnly);
     }
 

@@ -16,7 +16,7 @@ public interface DataFileStore {
      *
      * @param firstOnly stop at the first hit (a probe that only asks whether the file holds any)
      */
-    default KeyLocations locateKeys(DataFile file, ChangedKeys keys, boolean firstOnly) {
+    default KeyHits locateKeys(DataFile file, ChangedKeys keys, boolean firstOnly) {
         KeyMatcher matcher = keys.matcher();
         long[] positions = new long[16];
         int count = 0;
@@ -37,7 +37,7 @@ public interface DataFileStore {
                         positions[count++] = batch.positionAt(row);
                         found.add(key);
                         if (firstOnly) {
-                            return new KeyLocations(
+                            return new KeyHits(
                                     java.util.Arrays.copyOf(positions, count), found, -1);
                         }
                     }
@@ -45,7 +45,7 @@ public interface DataFileStore {
                 rows += batch.size();
             }
         }
-        return new KeyLocations(java.util.Arrays.copyOf(positions, count), found, rows);
+        return new KeyHits(java.util.Arrays.copyOf(positions, count), found, rows);
     }
 
     /** Streams the complete rows of {@code file}; rows its deletion vector deletes are not live. */

@@ -84,7 +84,7 @@ final class DeletionVectorMarker {
 
     /** The positions of the live rows of {@code file} whose key is one of {@code keys}. */
     private Located locate(DataFile file, KeyMatcher keys) {
-        KeyLocations hits = store.locateKeys(file, keys.changed(), false);
+        KeyHits hits = store.locateKeys(file, keys.changed(), false);
         return new Located(file, hits.positions(), hits.foundKeys(), hits.physicalRows());
     }
 

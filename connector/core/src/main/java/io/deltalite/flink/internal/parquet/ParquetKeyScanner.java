@@ -2,7 +2,7 @@ package io.deltalite.flink.internal.parquet;
 
 import io.deltalite.flink.internal.merge.ChangedKeys;
 import io.deltalite.flink.internal.merge.DeletionVector;
-import io.deltalite.flink.internal.merge.KeyLocations;
+import io.deltalite.flink.internal.merge.KeyHits;
 import io.deltalite.flink.internal.merge.RowKey;
 import io.deltalite.flink.internal.merge.ValueType;
 import java.io.IOException;
@@ -79,7 +79,7 @@ public final class ParquetKeyScanner {
      * @param deleted the file's deletion vector (empty when it has none)
      * @param firstOnly stop at the first hit
      */
-    public Optional<KeyLocations> locate(
+    public Optional<KeyHits> locate(
             InputFile file, ChangedKeys keys, DeletionVector deleted, boolean firstOnly)
             throws IOException {
         try {
@@ -89,7 +89,7 @@ public final class ParquetKeyScanner {
         }
     }
 
-    private Optional<KeyLocations> locateGenerally(
+    private Optional<KeyHits> locateGenerally(
             InputFile file, ChangedKeys keys, DeletionVector deleted, boolean firstOnly)
             throws IOException {
         try {
@@ -102,7 +102,7 @@ public final class ParquetKeyScanner {
     /**
      * @param decodePages whether integer keys may be decoded page by page ({@link IntegerPages})
      */
-    private Optional<KeyLocations> locate(
+    private Optional<KeyHits> locate(
             InputFile file,
             ChangedKeys keys,
             DeletionVector deleted,
@@ -141,7 +141,7 @@ public final class ParquetKeyScanner {
                 physicalRows += block.getRowCount();
             }
             if (tables.matchesNothing()) {
-                return Optional.of(new KeyLocations(new long[0], Set.of(), physicalRows));
+                return Optional.of(new KeyHits(new long[0], Set.of(), physicalRows));
             }
             reader.setRequestedSchema(new MessageType(schema.getName(), projected));
             return Optional.of(
@@ -180,7 +180,7 @@ public final class ParquetKeyScanner {
             this.decodePages = decodePages;
         }
 
-        KeyLocations run(ParquetFileReader reader, long physicalRows)
+        KeyHits run(ParquetFileReader reader, long physicalRows)
                 throws IOException, IntegerPages.NotHandled {
             long first = 0;
             PageReadStore pages;
@@ -292,12 +292,12 @@ public final class ParquetKeyScanner {
             return firstOnly;
         }
 
-        private KeyLocations result(long physicalRows) {
+        private KeyHits result(long physicalRows) {
             Set<RowKey> found = new HashSet<>();
             for (int i = 0; i < count; i++) {
                 found.add(keys.get(hitKeys[i]));
             }
-            return new KeyLocations(Arrays.copyOf(positions, count), found, physicalRows);
+            return new KeyHits(Arrays.copyOf(positions, count), found, physicalRows);
         }
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.deltalite.flink.internal.merge.ChangedKeys;
 import io.deltalite.flink.internal.merge.CompactionOptions;
 import io.deltalite.flink.internal.merge.DataFile;
-import io.deltalite.flink.internal.merge.KeyLocations;
+import io.deltalite.flink.internal.merge.KeyHits;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.RowKey;
 import io.deltalite.flink.internal.merge.TableDefinition;
@@ -81,8 +81,8 @@ class ColumnarKeyProbeS3Test {
             long hits = 0;
             for (DataFile file : files) {
                 assertThat(file.path()).startsWith("s3a://");
-                KeyLocations expected = store.locateKeysRowWise(file, changed, false);
-                KeyLocations columnar =
+                KeyHits expected = store.locateKeysRowWise(file, changed, false);
+                KeyHits columnar =
                         ConnectorClassLoader.call(
                                         () ->
                                                 scanner.locate(

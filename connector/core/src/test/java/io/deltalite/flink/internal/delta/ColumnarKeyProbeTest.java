@@ -6,7 +6,7 @@ import io.deltalite.flink.internal.merge.ChangedKeys;
 import io.deltalite.flink.internal.merge.CompactionOptions;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.DeletionVector;
-import io.deltalite.flink.internal.merge.KeyLocations;
+import io.deltalite.flink.internal.merge.KeyHits;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.RowKey;
 import io.deltalite.flink.internal.merge.TableDefinition;
@@ -221,9 +221,9 @@ class ColumnarKeyProbeTest {
         int hits = 0;
         for (DataFile file : files) {
             for (boolean firstOnly : new boolean[] {false, true}) {
-                KeyLocations expected = store.locateKeysRowWise(file, keys, firstOnly);
+                KeyHits expected = store.locateKeysRowWise(file, keys, firstOnly);
                 DeletionVector deleted = store.readDeletionVector(file);
-                Optional<KeyLocations> fast =
+                Optional<KeyHits> fast =
                         scanner.locate(
                                 ParquetInputFiles.open(
                                         table.fileIO(), file.path(), file.sizeBytes()),
@@ -233,8 +233,8 @@ class ColumnarKeyProbeTest {
                 assertThat(fast.isPresent())
                         .as("the columnar probe reads %s", file.name())
                         .isEqualTo(columnar);
-                KeyLocations actual = store.locateKeys(file, keys, firstOnly);
-                for (KeyLocations located :
+                KeyHits actual = store.locateKeys(file, keys, firstOnly);
+                for (KeyHits located :
                         fast.map(List::of).orElse(List.of()).isEmpty()
                                 ? List.of(actual)
                                 : List.of(fast.get(), actual)) {

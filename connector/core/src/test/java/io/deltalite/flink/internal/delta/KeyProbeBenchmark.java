@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.deltalite.flink.internal.merge.ChangedKeys;
 import io.deltalite.flink.internal.merge.CompactionOptions;
 import io.deltalite.flink.internal.merge.DataFile;
-import io.deltalite.flink.internal.merge.KeyLocations;
+import io.deltalite.flink.internal.merge.KeyHits;
 import io.deltalite.flink.internal.merge.MergeOptions;
 import io.deltalite.flink.internal.merge.RowKey;
 import io.deltalite.flink.internal.merge.TableDefinition;
@@ -176,7 +176,7 @@ class KeyProbeBenchmark {
                 new ParquetKeyScanner(List.of("id"), List.of(ValueType.of(Kind.BIGINT)), false);
         long hits = 0;
         for (DataFile file : files) {
-            KeyLocations located =
+            KeyHits located =
                     switch (reader) {
                         case ROW_WISE -> store.locateKeysRowWise(file, keys, false);
                         case PAGES -> store.locateKeys(file, keys, false);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.merge.ChangedKeys;
 import io.deltalite.flink.internal.merge.DeletionVector;
-import io.deltalite.flink.internal.merge.KeyLocations;
+import io.deltalite.flink.internal.merge.KeyHits;
 import io.deltalite.flink.internal.merge.RowKey;
 import io.deltalite.flink.internal.merge.ValueType;
 import io.deltalite.flink.internal.merge.ValueType.Kind;
@@ -68,11 +68,11 @@ class ParquetKeyScannerFallbackTest {
                 .as("a key column the file lacks")
                 .isEmpty();
 
-        Optional<KeyLocations> strings = locate(file, "s", ValueType.of(Kind.STRING), "ключ 7");
+        Optional<KeyHits> strings = locate(file, "s", ValueType.of(Kind.STRING), "ключ 7");
         assertThat(strings).isPresent();
         assertThat(strings.get().positions()).containsExactly(7L);
         assertThat(strings.get().physicalRows()).isEqualTo(20);
-        Optional<KeyLocations> decimals =
+        Optional<KeyHits> decimals =
                 locate(
                         file,
                         "dec",
@@ -84,7 +84,7 @@ class ParquetKeyScannerFallbackTest {
                 .containsExactly(7L);
     }
 
-    private static Optional<KeyLocations> locate(
+    private static Optional<KeyHits> locate(
             org.apache.hadoop.fs.Path file, String column, ValueType type, Object key)
             throws IOException {
         return new ParquetKeyScanner(List.of(column), List.of(type))

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.merge.ChangedKeys;
 import io.deltalite.flink.internal.merge.DeletionVector;
-import io.deltalite.flink.internal.merge.KeyLocations;
+import io.deltalite.flink.internal.merge.KeyHits;
 import io.deltalite.flink.internal.merge.RowKey;
 import io.deltalite.flink.internal.merge.ValueType;
 import io.deltalite.flink.internal.merge.ValueType.Kind;
@@ -107,13 +107,13 @@ class ParquetKeyScannerPagesTest {
         assertThat(expectedLongs).isNotEmpty();
         assertThat(expectedShorts).isNotEmpty();
         for (boolean pages : new boolean[] {true, false}) {
-            KeyLocations found =
+            KeyHits found =
                     locate(file, "k64", ValueType.of(Kind.BIGINT), longKeys, vector, pages);
             assertThat(found.positions())
                     .as("BIGINT rows, pages decoded by deltalite: %s", pages)
                     .containsExactly(expectedLongs.stream().mapToLong(Long::longValue).toArray());
             assertThat(found.physicalRows()).isEqualTo(rows);
-            KeyLocations narrow =
+            KeyHits narrow =
                     locate(file, "k32", ValueType.of(Kind.SMALLINT), shortKeys, vector, pages);
             assertThat(narrow.positions())
                     .as("SMALLINT rows, pages decoded by deltalite: %s", pages)
@@ -121,7 +121,7 @@ class ParquetKeyScannerPagesTest {
         }
     }
 
-    private static KeyLocations locate(
+    private static KeyHits locate(
             org.apache.hadoop.fs.Path file,
             String column,
             ValueType type,

@@ -11,8 +11,8 @@ import java.util.Set;
  * @param foundKeys the changed keys of those rows
  * @param physicalRows rows of the file, deleted ones included; -1 when the search stopped early
  */
-public record KeyLocations(long[] positions, Set<RowKey> foundKeys, long physicalRows) {
-    public KeyLocations {
+public record KeyHits(long[] positions, Set<RowKey> foundKeys, long physicalRows) {
+    public KeyHits {
         positions = positions.clone();
         foundKeys = Set.copyOf(foundKeys);
     }
