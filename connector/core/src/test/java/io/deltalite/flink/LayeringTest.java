@@ -95,6 +95,30 @@ public class LayeringTest {
         S3_ONLY_IN_STORAGE.check(classes);
     }
 
+    /**
+     * Parquet reading has its own room: the merge engine hands files to a store and never reads
+     * Parquet itself; the reader knows the engine's values but not Kernel, S3 or the table.
+     */
+    @Test
+    void parquetIsReadOnlyInItsRoomAndTheStore() {
+        noClasses()
+                .that()
+                .resideInAnyPackage("io.deltalite.flink.internal.merge..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.apache.parquet..", "io.deltalite.flink.internal.parquet..")
+                .check(classes);
+        noClasses()
+                .that()
+                .resideInAnyPackage("io.deltalite.flink.internal.parquet..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.deltalite.flink.internal.delta..",
+                        "io.deltalite.flink.internal.storage..")
+                .check(classes);
+    }
+
     @Test
     void publicApiDoesNotExposeInternals() {
         EXCEPTIONS_EXPOSE_NO_INTERNALS.check(classes);

@@ -44,6 +44,7 @@ class FlinkLayeringTest {
                 .resideInAnyPackage(
                         "io.deltalite.flink.internal.merge..",
                         "io.deltalite.flink.internal.delta..",
+                        "io.deltalite.flink.internal.parquet..",
                         "io.deltalite.flink.internal.storage..",
                         "io.deltalite.flink.exceptions..")
                 .should()

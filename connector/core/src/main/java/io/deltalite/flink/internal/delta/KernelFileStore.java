@@ -14,13 +14,16 @@ import io.delta.kernel.utils.DataFileStatus;
 import io.delta.kernel.utils.FileStatus;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.merge.BatchStream;
+import io.deltalite.flink.internal.merge.ChangedKeys;
 import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.DataFileStore;
 import io.deltalite.flink.internal.merge.DeletionVector;
+import io.deltalite.flink.internal.merge.KeyHits;
 import io.deltalite.flink.internal.merge.PartitionValues;
 import io.deltalite.flink.internal.merge.RowBatch;
 import io.deltalite.flink.internal.merge.TableSchema;
 import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.parquet.ParquetKeyScanner;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
@@ -53,6 +56,7 @@ final class KernelFileStore implements DataFileStore {
     private final PartitionValueCodec partitionCodec;
     private final KeyStatisticsReader statisticsReader;
     private final TableRowDecoder rowDecoder;
+    private final ParquetKeyScanner keyScanner;
 
     KernelFileStore(DeltaTable table) {
         this.table = table;
@@ -75,6 +79,7 @@ final class KernelFileStore implements DataFileStore {
         this.partitionCodec = new PartitionValueCodec(schema);
         this.statisticsReader = new KeyStatisticsReader(dataSchema, keyNames, keyTypes);
         this.rowDecoder = new TableRowDecoder(schema);
+        this.keyScanner = new ParquetKeyScanner(keyNames, keyTypes);
     }
 
     StructType dataSchema() {
@@ -92,6 +97,37 @@ final class KernelFileStore implements DataFileStore {
     @Override
     public BatchStream readKeys(DataFile file) {
         return read(file, keySchema, keyOnlyOrdinals, null);
+    }
+
+    /**
+     * Reads the key columns with parquet-java's column reader ({@link ParquetKeyScanner}); a file
+     * whose key columns it cannot compare exactly is read row-wise through Kernel instead.
+     */
+    @Override
+    public KeyHits locateKeys(DataFile file, ChangedKeys keys, boolean firstOnly) {
+        Optional<KeyHits> located;
+        try {
+            DeletionVector deleted = readDeletionVector(file);
+            located =
+                    ConnectorClassLoader.call(
+                            () ->
+                                    keyScanner.locate(
+                                            ParquetInputFiles.open(
+                                                    table.fileIO(), file.path(), file.sizeBytes()),
+                                            keys,
+                                            deleted,
+                                            firstOnly));
+        } catch (DeltaLiteException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+        return located.orElseGet(() -> locateKeysRowWise(file, keys, firstOnly));
+    }
+
+    /** The row-wise search through Kernel's reader: the fallback, and the reference in tests. */
+    KeyHits locateKeysRowWise(DataFile file, ChangedKeys keys, boolean firstOnly) {
+        return DataFileStore.super.locateKeys(file, keys, firstOnly);
     }
 
     @Override

@@ -8,6 +8,46 @@ public interface DataFileStore {
     /** Streams {@code file} with only its match-key columns decoded, one batch at a time. */
     BatchStream readKeys(DataFile file);
 
+    /**
+     * The live rows of {@code file} whose key is one of {@code keys}: the exact probe, and the
+     * search for the positions a deletion vector marks. Rows its deletion vector deletes and rows
+     * with a null key column never match. This implementation decodes the key columns row by row
+     * through {@link #readKeys}; a store may read them faster, with the same answer.
+     *
+     * @param firstOnly stop at the first hit (a probe that only asks whether the file holds any)
+     */
+    default KeyHits locateKeys(DataFile file, ChangedKeys keys, boolean firstOnly) {
+        KeyMatcher matcher = keys.matcher();
+        long[] positions = new long[16];
+        int count = 0;
+        java.util.Set<RowKey> found = new java.util.HashSet<>();
+        long rows = 0;
+        try (BatchStream batches = readKeys(file)) {
+            while (batches.hasNext()) {
+                RowBatch batch = batches.next();
+                for (int row = 0; row < batch.size(); row++) {
+                    if (!batch.isLive(row)) {
+                        continue;
+                    }
+                    RowKey key = matcher.match(batch, row);
+                    if (key != null) {
+                        if (count == positions.length) {
+                            positions = java.util.Arrays.copyOf(positions, count * 2);
+                        }
+                        positions[count++] = batch.positionAt(row);
+                        found.add(key);
+                        if (firstOnly) {
+                            return new KeyHits(
+                                    java.util.Arrays.copyOf(positions, count), found, -1);
+                        }
+                    }
+                }
+                rows += batch.size();
+            }
+        }
+        return new KeyHits(java.util.Arrays.copyOf(positions, count), found, rows);
+    }
+
     /** Streams the complete rows of {@code file}; rows its deletion vector deletes are not live. */
     BatchStream readRows(DataFile file);
 

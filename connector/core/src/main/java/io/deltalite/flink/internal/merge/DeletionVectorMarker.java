@@ -1,7 +1,6 @@
 package io.deltalite.flink.internal.merge;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -109,30 +108,8 @@ final class DeletionVectorMarker {
 
     /** The positions of the live rows of {@code file} whose key is one of {@code keys}. */
     private Located locate(DataFile file, KeyMatcher keys) {
-        long[] positions = new long[16];
-        int count = 0;
-        Set<RowKey> found = new HashSet<>();
-        long rows = 0;
-        try (BatchStream batches = store.readKeys(file)) {
-            while (batches.hasNext()) {
-                RowBatch batch = batches.next();
-                for (int row = 0; row < batch.size(); row++) {
-                    if (!batch.isLive(row)) {
-                        continue;
-                    }
-                    RowKey key = keys.match(batch, row);
-                    if (key != null) {
-                        if (count == positions.length) {
-                            positions = Arrays.copyOf(positions, count * 2);
-                        }
-                        positions[count++] = batch.positionAt(row);
-                        found.add(key);
-                    }
-                }
-                rows += batch.size();
-            }
-        }
-        return new Located(file, Arrays.copyOf(positions, count), found, rows, null);
+        KeyHits hits = store.locateKeys(file, keys.changed(), false);
+        return new Located(file, hits.positions(), hits.foundKeys(), hits.physicalRows(), null);
     }
 
     /**

@@ -18,75 +18,114 @@ final class KeyMatcher {
 
     private final Set<RowKey> keys;
 
-    /** Open-addressing table of the keys' values, or null when not every key is one Long. */
-    private final long[] table;
+    /**
+     * The keys' values in an open-addressing table, built on the first row-wise match (a merge
+     * whose store locates keys its own way never needs it); {@link LongKeys#NONE} when not every
+     * key is one Long.
+     */
+    private volatile LongKeys longKeys;
 
-    private final boolean hasZero;
-    private final int mask;
+    private volatile ChangedKeys changed;
 
-    private KeyMatcher(Set<RowKey> keys, long[] table, boolean hasZero) {
+    private KeyMatcher(Set<RowKey> keys) {
         this.keys = keys;
-        this.table = table;
-        this.hasZero = hasZero;
-        this.mask = table == null ? 0 : table.length - 1;
     }
 
     static KeyMatcher of(Set<RowKey> keys) {
-        if (keys.size() > MAX_PRIMITIVE_KEYS) {
-            return new KeyMatcher(keys, null, false);
-        }
-        for (RowKey key : keys) {
-            if (key.size() != 1 || !(key.get(0) instanceof Long)) {
-                return new KeyMatcher(keys, null, false);
+        return new KeyMatcher(keys);
+    }
+
+    /** Open-addressing table of single-Long keys; a null table when they are not all such. */
+    private record LongKeys(long[] table, boolean hasZero, int mask) {
+        static final LongKeys NONE = new LongKeys(null, false, 0);
+
+        static LongKeys of(Set<RowKey> keys) {
+            if (keys.size() > MAX_PRIMITIVE_KEYS) {
+                return NONE;
             }
+            for (RowKey key : keys) {
+                if (key.size() != 1 || !(key.get(0) instanceof Long)) {
+                    return NONE;
+                }
+            }
+            // Load factor at most 1/2; 0 marks an empty slot, so the key 0 is kept aside.
+            int capacity = Integer.highestOneBit(Math.max(2, keys.size()) * 2 - 1) << 1;
+            long[] table = new long[capacity];
+            boolean hasZero = false;
+            for (RowKey key : keys) {
+                long value = (Long) key.get(0);
+                if (value == 0) {
+                    hasZero = true;
+                    continue;
+                }
+                int slot = slot(value, capacity - 1);
+                while (table[slot] != 0 && table[slot] != value) {
+                    slot = (slot + 1) & (capacity - 1);
+                }
+                table[slot] = value;
+            }
+            return new LongKeys(table, hasZero, capacity - 1);
         }
-        // Load factor at most 1/2; 0 marks an empty slot, so the key 0 is kept aside.
-        int capacity = Integer.highestOneBit(Math.max(2, keys.size()) * 2 - 1) << 1;
-        long[] table = new long[capacity];
-        boolean hasZero = false;
-        for (RowKey key : keys) {
-            long value = (Long) key.get(0);
+
+        boolean contains(long value) {
             if (value == 0) {
-                hasZero = true;
-                continue;
+                return hasZero;
             }
-            int slot = slot(value, capacity - 1);
-            while (table[slot] != 0 && table[slot] != value) {
-                slot = (slot + 1) & (capacity - 1);
+            int slot = slot(value, mask);
+            while (true) {
+                long present = table[slot];
+                if (present == value) {
+                    return true;
+                }
+                if (present == 0) {
+                    return false;
+                }
+                slot = (slot + 1) & mask;
             }
-            table[slot] = value;
         }
-        return new KeyMatcher(keys, table, hasZero);
+    }
+
+    private LongKeys longKeys() {
+        LongKeys built = longKeys;
+        if (built == null) {
+            synchronized (this) {
+                built = longKeys;
+                if (built == null) {
+                    built = LongKeys.of(keys);
+                    longKeys = built;
+                }
+            }
+        }
+        return built;
+    }
+
+    /** The same keys, numbered, as a storage layer probes files for them. */
+    ChangedKeys changed() {
+        ChangedKeys numbered = changed;
+        if (numbered == null) {
+            synchronized (this) {
+                numbered = changed;
+                if (numbered == null) {
+                    numbered = new ChangedKeys(this, keys);
+                    changed = numbered;
+                }
+            }
+        }
+        return numbered;
     }
 
     /** The key of {@code row} if it is one of the changed keys (and not null), else null. */
     RowKey match(RowBatch batch, int row) {
-        if (table != null && batch.hasLongKey()) {
+        LongKeys longs = longKeys();
+        if (longs.table() != null && batch.hasLongKey()) {
             if (batch.isKeyNullAt(row)) {
                 return null;
             }
             long value = batch.longKeyAt(row);
-            return contains(value) ? RowKey.adopt(new Object[] {value}) : null;
+            return longs.contains(value) ? RowKey.adopt(new Object[] {value}) : null;
         }
         RowKey key = batch.keyAt(row);
         return key != null && keys.contains(key) ? key : null;
-    }
-
-    private boolean contains(long value) {
-        if (value == 0) {
-            return hasZero;
-        }
-        int slot = slot(value, mask);
-        while (true) {
-            long present = table[slot];
-            if (present == value) {
-                return true;
-            }
-            if (present == 0) {
-                return false;
-            }
-            slot = (slot + 1) & mask;
-        }
     }
 
     private static int slot(long value, int mask) {
@@ -96,11 +135,15 @@ final class KeyMatcher {
 
     @Override
     public String toString() {
-        return "KeyMatcher[" + keys.size() + " keys" + (table == null ? "" : ", as longs") + "]";
+        return "KeyMatcher["
+                + keys.size()
+                + " keys"
+                + (longKeys != null && longKeys.table() != null ? ", as longs" : "")
+                + "]";
     }
 
     /** For tests: whether rows are matched as primitive longs. */
     boolean matchesLongs() {
-        return table != null;
+        return longKeys().table() != null;
     }
 }

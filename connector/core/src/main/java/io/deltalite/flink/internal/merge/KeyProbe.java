@@ -35,16 +35,6 @@ final class KeyProbe {
     }
 
     boolean holdsAny(DataFile file, KeyMatcher keys) {
-        try (BatchStream batches = store.readKeys(file)) {
-            while (batches.hasNext()) {
-                RowBatch batch = batches.next();
-                for (int row = 0; row < batch.size(); row++) {
-                    if (batch.isLive(row) && keys.match(batch, row) != null) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
+        return !store.locateKeys(file, keys.changed(), true).isEmpty();
     }
 }
