@@ -575,13 +575,21 @@ public final class CheckpointCommitter {
         private void requireSamePartitioning(Iterable<PartitionWriteResult> results) {
             List<String> now = table.schema().partitionColumns();
             for (PartitionWriteResult result : results) {
-                if (result.baseVersion() < 0) {
+                // Whatever the log still tells: a partition of another number of columns never
+                // belongs to this partitioning.
+                boolean otherCount = result.partition().values().size() != now.size();
+                if (result.baseVersion() < 0 && !otherCount) {
                     continue;
                 }
                 List<String> then =
-                        partitioningAt.computeIfAbsent(
-                                result.baseVersion(),
-                                version -> table.partitionColumnsAt(version).orElse(now));
+                        otherCount && result.baseVersion() < 0
+                                ? List.of("? (" + result.partition().values().size() + " columns)")
+                                : partitioningAt.computeIfAbsent(
+                                        result.baseVersion(),
+                                        version -> table.partitionColumnsAt(version).orElse(now));
+                if (otherCount && then.equals(now)) {
+                    then = List.of("? (" + result.partition().values().size() + " columns)");
+                }
                 if (!then.equals(now)) {
                     throw new DeltaLiteSchemaMismatchException(
                             "Checkpoint "

@@ -111,7 +111,11 @@ public final class PartitionMerger {
     /** This merger's key index, made on first use; null when the options or table say none. */
     private KeyIndex indexForMerges() {
         KeyIndexOptions indexing = options.keyIndex();
-        if (!indexing.isOn() || schema.isAppendOnly()) {
+        // prune-strategy STATS and NONE choose how files are found: the index answers only for
+        // the default, PROBE, whose exact answer it gives.
+        if (!indexing.isOn()
+                || schema.isAppendOnly()
+                || options.pruneStrategy() != PruneStrategy.PROBE) {
             return null;
         }
         KeyIndex made = index;

@@ -32,6 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
  * the key columns of the rest, and exactly the files that hold a changed key are rewritten.
  */
 class PartitionMergerProbeTest {
+    /** The probe itself is what these tests watch: no key index answers instead. */
+    private static final MergeOptions PROBING =
+            MergeOptions.DEFAULTS.withKeyIndex(
+                    KeyIndexOptions.DEFAULTS.withMode(io.deltalite.flink.sink.KeyIndexMode.OFF));
+
     private static final TableDefinition EVENTS =
             new TableDefinition(
                     List.of(
@@ -45,8 +50,7 @@ class PartitionMergerProbeTest {
 
     @Test
     void rewritesExactlyTheFilesThatHoldAChangedKey() {
-        MergeOptions options =
-                MergeOptions.DEFAULTS.withTargetFileSizeBytes(1024).withMaxParallelFiles(3);
+        MergeOptions options = PROBING.withTargetFileSizeBytes(1024).withMaxParallelFiles(3);
         Random random = new Random(20240611L);
         TreeMap<Long, Object[]> model = new TreeMap<>();
         try (UpsertHarness harness = UpsertHarness.open(location(), EVENTS, options)) {
@@ -97,7 +101,7 @@ class PartitionMergerProbeTest {
 
     @Test
     void findsAKeyThatOnlyTheLastRowGroupHolds() throws IOException {
-        MergeOptions options = MergeOptions.DEFAULTS.withRowGroupSizeBytes(1);
+        MergeOptions options = PROBING.withRowGroupSizeBytes(1);
         try (UpsertHarness harness = UpsertHarness.open(location(), EVENTS, options)) {
             for (long id = 0; id < 2000; id += 2) {
                 harness.upsert(id, "even " + id);
@@ -147,7 +151,7 @@ class PartitionMergerProbeTest {
                         List.of("a", "b"),
                         List.of(),
                         Map.of());
-        try (UpsertHarness harness = UpsertHarness.open(location(), pairs, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), pairs, PROBING)) {
             harness.upsert(1, "x", 1);
             harness.upsert(2, "y", 1);
             harness.commit();
@@ -176,8 +180,7 @@ class PartitionMergerProbeTest {
 
     @Test
     void aNullKeyNeverMatches() {
-        try (UpsertHarness harness =
-                UpsertHarness.open(location(), EVENTS, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), EVENTS, PROBING)) {
             harness.upsert(null, "first null");
             harness.upsert(1L, "one");
             harness.commit();
@@ -216,7 +219,7 @@ class PartitionMergerProbeTest {
                         List.of("a", "b"),
                         List.of(),
                         Map.of());
-        try (UpsertHarness harness = UpsertHarness.open(location(), pairs, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), pairs, PROBING)) {
             harness.upsert(1, null, 1);
             harness.upsert(null, "x", 1);
             harness.commit();
@@ -236,8 +239,7 @@ class PartitionMergerProbeTest {
     @Test
     void aFileWithoutStatisticsIsProbed() {
         TableSchema schema = EVENTS.toSchema();
-        try (UpsertHarness harness =
-                UpsertHarness.open(location(), EVENTS, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), EVENTS, PROBING)) {
             for (long id = 0; id < 10; id++) {
                 harness.upsert(id, "deltalite " + id);
             }
@@ -284,8 +286,7 @@ class PartitionMergerProbeTest {
     void exactDecimalBoundsOfAnotherWriterDoNotHideTheKey() {
         BigDecimal amount = new BigDecimal("1234567890123456789012345678.0123456789");
         TableDefinition definition = keyedBy(new ValueType.Decimal(38, 10));
-        try (UpsertHarness harness =
-                UpsertHarness.open(location(), definition, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), definition, PROBING)) {
             String file = appendForeignRow(definition, amount);
             assertThat(KernelTableReader.liveFiles(location()).get(file).stats())
                     .contains("\"k\":" + amount.toPlainString());
@@ -302,8 +303,7 @@ class PartitionMergerProbeTest {
     void binaryBoundsThatKernelWroteAsTextDoNotHideTheKey() {
         byte[] tag = {(byte) 0x80, 0x00, (byte) 0xFF};
         TableDefinition definition = keyedBy(ValueType.of(Kind.BINARY));
-        try (UpsertHarness harness =
-                UpsertHarness.open(location(), definition, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), definition, PROBING)) {
             String file = appendForeignRow(definition, tag);
             assertThat(KernelTableReader.liveFiles(location()).get(file).stats())
                     .contains("\"k\":");
@@ -342,8 +342,7 @@ class PartitionMergerProbeTest {
 
     @Test
     void aSparselyFilledKeyRangeIsProbedADenseOneIsNot() {
-        try (UpsertHarness harness =
-                UpsertHarness.open(location(), EVENTS, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness harness = UpsertHarness.open(location(), EVENTS, PROBING)) {
             // File 1: ids 0..99 (dense). File 2: ten ids spread over 0..9,000,000 (sparse).
             for (long id = 0; id < 100; id++) {
                 harness.upsert(id, "dense");
@@ -371,7 +370,7 @@ class PartitionMergerProbeTest {
     @Test
     void withTemporalLocalityOnlyTheFileHoldingTheKeysIsRewritten() {
         // Compaction would merge the eight small files: this is about pruning them.
-        MergeOptions options = MergeOptions.DEFAULTS.withCompaction(CompactionOptions.DISABLED);
+        MergeOptions options = PROBING.withCompaction(CompactionOptions.DISABLED);
         try (UpsertHarness harness = UpsertHarness.open(location(), EVENTS, options)) {
             for (long first = 0; first < 800; first += 100) {
                 for (long id = first; id < first + 100; id++) {
@@ -407,7 +406,7 @@ class PartitionMergerProbeTest {
 
     @Test
     void statsAndNoneStrategiesGiveTheSameTableAsProbe() {
-        MergeOptions base = MergeOptions.DEFAULTS.withTargetFileSizeBytes(4096);
+        MergeOptions base = PROBING.withTargetFileSizeBytes(4096);
         Random random = new Random(7L);
         TreeMap<Long, Object[]> model = new TreeMap<>();
         try (UpsertHarness probe =
