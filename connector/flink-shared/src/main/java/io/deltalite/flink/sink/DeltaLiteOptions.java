@@ -103,7 +103,8 @@ public final class DeltaLiteOptions {
                     .memoryType()
                     .defaultValue(new MemorySize(512L << 20))
                     .withDescription(
-                            "Heap one writer's key index may take (about 21-43 bytes per key of"
+                            "Heap one writer's key index may take, at most an eighth of the heap"
+                                    + " (about 21-43 bytes per key of"
                                     + " one integral column, 32-64 per other key). Past it the"
                                     + " least recently merged partitions are dropped; a partition"
                                     + " too large alone is probed instead of indexed.");

@@ -70,9 +70,10 @@ public final class KeyIndex {
         this.store = store;
         this.parallel = parallel;
         this.keyTypes = List.copyOf(keyTypes);
-        // Never more than a quarter of the heap: the writer's buffer and merges need the rest.
+        // Never more than an eighth of the heap: the change buffer, the merges and the committer's
+        // re-merges (which may share the JVM) were sized without an index.
         this.maxMemoryBytes =
-                Math.min(options.maxMemoryBytes(), Runtime.getRuntime().maxMemory() / 4);
+                Math.min(options.maxMemoryBytes(), Runtime.getRuntime().maxMemory() / 8);
         this.fromFirstMerge = options.mode() == io.deltalite.flink.sink.KeyIndexMode.ON;
         this.location = location;
     }

@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.internal.delta.DeltaTable;
 import io.deltalite.flink.internal.merge.InputProjection;
+import io.deltalite.flink.internal.merge.KeyIndex;
 import io.deltalite.flink.internal.merge.MergeWriter;
 import io.deltalite.flink.internal.merge.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.PendingCheckpoint;
@@ -13,10 +14,13 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToLongFunction;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,6 +98,7 @@ final class DeltaLiteWriter
         merge.cleanUpEarlierStarts();
         context.metricGroup().gauge("deltaliteBufferedBytes", merge::bufferedBytes);
         context.metricGroup().gauge("deltalitePendingCheckpoints", () -> merge.pending().size());
+        registerKeyIndexGauges(context.metricGroup());
         LOG.info(
                 "deltalite writer {} opened {} with {} restored pending checkpoint(s).",
                 subtask,
@@ -190,5 +195,23 @@ final class DeltaLiteWriter
 
     SinkConfig config() {
         return config;
+    }
+
+    /** The key index's gauges (zero until the writer's first merge makes the index). */
+    private void registerKeyIndexGauges(MetricGroup group) {
+        group.gauge("deltaliteKeyIndexKeys", keyIndexGauge(KeyIndex.Stats::keys));
+        group.gauge("deltaliteKeyIndexBytes", keyIndexGauge(KeyIndex.Stats::memoryBytes));
+        group.gauge("deltaliteKeyIndexPartitions", keyIndexGauge(KeyIndex.Stats::partitions));
+        group.gauge("deltaliteKeyIndexRowsRead", keyIndexGauge(KeyIndex.Stats::rowsRead));
+        group.gauge("deltaliteKeyIndexReadMillis", keyIndexGauge(KeyIndex.Stats::readMillis));
+        group.gauge("deltaliteKeyIndexHits", keyIndexGauge(KeyIndex.Stats::hits));
+        group.gauge("deltaliteKeyIndexFallbacks", keyIndexGauge(KeyIndex.Stats::fallbacks));
+    }
+
+    private Gauge<Long> keyIndexGauge(ToLongFunction<KeyIndex.Stats> value) {
+        return () -> {
+            KeyIndex index = merge.keyIndex();
+            return index == null ? 0L : value.applyAsLong(index.stats());
+        };
     }
 }
