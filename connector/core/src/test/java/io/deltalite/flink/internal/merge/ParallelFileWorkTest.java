@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -28,8 +29,10 @@ class ParallelFileWorkTest {
     @Test
     void anInterruptedCallerCleansUpWhatTasksProducedAfterTheCancellation() throws Exception {
         ConcurrentLinkedQueue<String> cleaned = new ConcurrentLinkedQueue<>();
+        CountDownLatch taskStarted = new CountDownLatch(1);
         Callable<String> finishesAnyway =
                 () -> {
+                    taskStarted.countDown();
                     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
                     while (System.nanoTime() < until) {
                         Thread.interrupted(); // like a writer that swallows the interrupt
@@ -42,6 +45,10 @@ class ParallelFileWorkTest {
                 new Thread(
                         () -> {
                             try {
+                                // Only a task that has started produces something to clean up;
+                                // on a loaded machine the pool may take longer than any fixed
+                                // delay to start it.
+                                taskStarted.await();
                                 Thread.sleep(50);
                             } catch (InterruptedException e) {
                                 return;
