@@ -30,12 +30,15 @@ class ParallelFileWorkTest {
     void anInterruptedCallerCleansUpWhatTasksProducedAfterTheCancellation() throws Exception {
         ConcurrentLinkedQueue<String> cleaned = new ConcurrentLinkedQueue<>();
         CountDownLatch taskStarted = new CountDownLatch(1);
+        // Runs until its cancellation interrupts it, swallows that interrupt like a writer that
+        // ignores it, and finishes anyway. Waiting for the events rather than for fixed delays
+        // keeps the order of start, interrupt, cancellation and finish on a loaded machine.
         Callable<String> finishesAnyway =
                 () -> {
                     taskStarted.countDown();
-                    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
-                    while (System.nanoTime() < until) {
-                        Thread.interrupted(); // like a writer that swallows the interrupt
+                    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (!Thread.interrupted() && System.nanoTime() < giveUp) {
+                        Thread.onSpinWait();
                     }
                     return "written after the cancellation";
                 };
@@ -45,11 +48,8 @@ class ParallelFileWorkTest {
                 new Thread(
                         () -> {
                             try {
-                                // Only a task that has started produces something to clean up;
-                                // on a loaded machine the pool may take longer than any fixed
-                                // delay to start it.
+                                // Only a task that has started produces something to clean up.
                                 taskStarted.await();
-                                Thread.sleep(50);
                             } catch (InterruptedException e) {
                                 return;
                             }
