@@ -30,7 +30,9 @@ import org.apache.spark.sql.types.StructType;
  *
  * <p>The comparison is of logical content: the schema and partition columns as Spark sees them, and
  * the multiset of rows, read by two independent readers (Spark, and Kernel through {@link
- * KernelTableReader}); see {@link #assertSameContent()}.
+ * KernelTableReader}); see {@link #assertSameContent()}. Kernel reads every table after every
+ * batch; Spark reads deltalite's tables after the batches {@link ParitySample} picks, always after
+ * the first and the last.
  */
 final class DifferentialRun implements AutoCloseable {
     private static final int DIFFERENCES_SHOWN = 12;
@@ -44,7 +46,10 @@ final class DifferentialRun implements AutoCloseable {
     private final KeyedWriters keyed;
     private final SparkMergeOracle merge;
     private final StructType mergeSchema;
+    private final ParitySample sample;
     private int batches;
+    private int sparkReadThrough;
+    private boolean failed;
     private long vectorsWritten;
 
     private DifferentialRun(
@@ -64,6 +69,7 @@ final class DifferentialRun implements AutoCloseable {
         this.vectorsPath = vectorsPath;
         this.vectors = vectors;
         this.merge = merge;
+        this.sample = ParitySample.of(scenario);
         this.mergeSchema = SparkDelta.session().read().format("delta").load(merge.path()).schema();
     }
 
@@ -122,6 +128,7 @@ final class DifferentialRun implements AutoCloseable {
      * @return how deltalite's copy-on-write commit ended
      */
     CommitOutcome apply(List<Change> batch) {
+        failed = true;
         batches++;
         for (Change change : batch) {
             for (UpsertHarness harness : List.of(deltalite, vectors)) {
@@ -148,6 +155,7 @@ final class DifferentialRun implements AutoCloseable {
         vectorsWritten += vectorOutcome.stats().deletionVectorsWritten();
         merge.apply(batch);
         assertSameContent();
+        failed = false;
         return outcome;
     }
 
@@ -162,38 +170,19 @@ final class DifferentialRun implements AutoCloseable {
     }
 
     /**
-     * Asserts that both tables have the same content. The rows of the MERGE table read by Kernel
-     * are the reference; deltalite's table is read by Kernel and by Spark. After the first batch
-     * also the partition columns and the MERGE table read by Spark are compared; each new table
-     * version costs Spark a log replay, so later batches leave these out.
+     * Asserts that the tables have the same content. The rows of the MERGE table read by Kernel are
+     * the reference; deltalite's tables are read by Kernel, and by Spark after the batches the
+     * sample picks. After the first batch also the partition columns and the MERGE table read by
+     * Spark are compared; each new table version costs Spark a log replay, so later batches leave
+     * these out.
      */
     void assertSameContent() {
-        String when = scenario + ", after batch " + batches;
+        String when = scenario + ", after batch " + batches + " (" + ParitySample.describe() + ")";
         List<String> reference = Rows.sorted(KernelTableReader.readAll(merge.path()));
-        Dataset<Row> deltaliteBySpark =
-                SparkDelta.session().read().format("delta").load(deltalitePath);
-        assertThat(deltaliteBySpark.schema())
-                .as(
-                        "%s: schema of deltalite's table vs the MERGE table's, as Spark sees them",
-                        when)
-                .isEqualTo(mergeSchema);
-        assertThat(differences(reference, Rows.sorted(SparkRows.collect(deltaliteBySpark))))
-                .as(
-                        "%s: rows of deltalite's table (read by Spark) that differ from the MERGE"
-                                + " table's (%d rows)",
-                        when, reference.size())
-                .isEmpty();
         assertThat(differences(reference, Rows.sorted(KernelTableReader.readAll(deltalitePath))))
                 .as(
                         "%s: rows of deltalite's table (read by Kernel) that differ from the MERGE"
                                 + " table's (%d rows)",
-                        when, reference.size())
-                .isEmpty();
-        Dataset<Row> vectorsBySpark = SparkDelta.session().read().format("delta").load(vectorsPath);
-        assertThat(differences(reference, Rows.sorted(SparkRows.collect(vectorsBySpark))))
-                .as(
-                        "%s: rows of deltalite's deletion-vector table (read by Spark) that differ"
-                                + " from the MERGE table's (%d rows)",
                         when, reference.size())
                 .isEmpty();
         assertThat(differences(reference, Rows.sorted(KernelTableReader.readAll(vectorsPath))))
@@ -208,13 +197,9 @@ final class DifferentialRun implements AutoCloseable {
                                 + " Kernel) that differ from the MERGE table's (%d rows)",
                         when, reference.size())
                 .isEmpty();
-        // Spark answers a bare count from the log: numRecords minus the vectors' cardinality.
-        assertThat(
-                        SparkDelta.sql("SELECT count(*) FROM delta.`" + vectorsPath + "`")
-                                .get(0)
-                                .getLong(0))
-                .as("%s: count(*) of the deletion-vector table, by Spark", when)
-                .isEqualTo(reference.size());
+        if (sample.sparkReadsAfter(batches)) {
+            assertSparkReadsTheSame(reference, when);
+        }
         if (batches == 1) {
             assertThat(differences(reference, Rows.sorted(SparkRows.readTable(keyedPath))))
                     .as(
@@ -233,6 +218,42 @@ final class DifferentialRun implements AutoCloseable {
                             when)
                     .isEmpty();
         }
+    }
+
+    /**
+     * Asserts that Spark reads deltalite's copy-on-write and deletion-vector tables as the
+     * reference rows, with the MERGE table's schema, and counts the deletion-vector table's rows
+     * from its log alone.
+     */
+    private void assertSparkReadsTheSame(List<String> reference, String when) {
+        sparkReadThrough = batches;
+        Dataset<Row> deltaliteBySpark =
+                SparkDelta.session().read().format("delta").load(deltalitePath);
+        assertThat(deltaliteBySpark.schema())
+                .as(
+                        "%s: schema of deltalite's table vs the MERGE table's, as Spark sees them",
+                        when)
+                .isEqualTo(mergeSchema);
+        assertThat(differences(reference, Rows.sorted(SparkRows.collect(deltaliteBySpark))))
+                .as(
+                        "%s: rows of deltalite's table (read by Spark) that differ from the MERGE"
+                                + " table's (%d rows)",
+                        when, reference.size())
+                .isEmpty();
+        Dataset<Row> vectorsBySpark = SparkDelta.session().read().format("delta").load(vectorsPath);
+        assertThat(differences(reference, Rows.sorted(SparkRows.collect(vectorsBySpark))))
+                .as(
+                        "%s: rows of deltalite's deletion-vector table (read by Spark) that differ"
+                                + " from the MERGE table's (%d rows)",
+                        when, reference.size())
+                .isEmpty();
+        // Spark answers a bare count from the log: numRecords minus the vectors' cardinality.
+        assertThat(
+                        SparkDelta.sql("SELECT count(*) FROM delta.`" + vectorsPath + "`")
+                                .get(0)
+                                .getLong(0))
+                .as("%s: count(*) of the deletion-vector table, by Spark", when)
+                .isEqualTo(reference.size());
     }
 
     /** The rows in which two sorted multisets differ, at most a dozen of each kind, described. */
@@ -271,10 +292,27 @@ final class DifferentialRun implements AutoCloseable {
         return new ArrayList<>(detail.getList(detail.fieldIndex("partitionColumns")));
     }
 
+    /**
+     * Closes the writers; if Spark has not read deltalite's tables after the last batch, it reads
+     * them now (a scenario that failed before has no last batch to check).
+     */
     @Override
     public void close() {
-        deltalite.close();
-        vectors.close();
-        keyed.close();
+        try {
+            if (batches > sparkReadThrough && !failed) {
+                assertSparkReadsTheSame(
+                        Rows.sorted(KernelTableReader.readAll(merge.path())),
+                        scenario
+                                + ", after the last batch, "
+                                + batches
+                                + " ("
+                                + ParitySample.describe()
+                                + ")");
+            }
+        } finally {
+            deltalite.close();
+            vectors.close();
+            keyed.close();
+        }
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -28,11 +29,16 @@ class ParallelFileWorkTest {
     @Test
     void anInterruptedCallerCleansUpWhatTasksProducedAfterTheCancellation() throws Exception {
         ConcurrentLinkedQueue<String> cleaned = new ConcurrentLinkedQueue<>();
+        CountDownLatch taskStarted = new CountDownLatch(1);
+        // Runs until its cancellation interrupts it, swallows that interrupt like a writer that
+        // ignores it, and finishes anyway. Waiting for the events rather than for fixed delays
+        // keeps the order of start, interrupt, cancellation and finish on a loaded machine.
         Callable<String> finishesAnyway =
                 () -> {
-                    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
-                    while (System.nanoTime() < until) {
-                        Thread.interrupted(); // like a writer that swallows the interrupt
+                    taskStarted.countDown();
+                    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (!Thread.interrupted() && System.nanoTime() < giveUp) {
+                        Thread.onSpinWait();
                     }
                     return "written after the cancellation";
                 };
@@ -42,7 +48,8 @@ class ParallelFileWorkTest {
                 new Thread(
                         () -> {
                             try {
-                                Thread.sleep(50);
+                                // Only a task that has started produces something to clean up.
+                                taskStarted.await();
                             } catch (InterruptedException e) {
                                 return;
                             }
