@@ -96,12 +96,19 @@ final class FileJournal implements AttemptJournal {
 
     @Override
     public List<Entry> entries(String appId) {
+        return entriesNotedBefore(appId, Long.MAX_VALUE);
+    }
+
+    @Override
+    public List<Entry> entriesNotedBefore(String appId, long cutoffMillis) {
         List<Entry> entries = new ArrayList<>();
         try (CloseableIterator<FileStatus> files = fileIO.listFrom(directory(appId) + "0")) {
             while (files.hasNext()) {
                 FileStatus file = files.next();
                 String name = file.getPath().substring(file.getPath().lastIndexOf('/') + 1);
-                if (!name.endsWith(SUFFIX) || name.indexOf('-') < 0) {
+                if (!name.endsWith(SUFFIX)
+                        || name.indexOf('-') < 0
+                        || file.getModificationTime() >= cutoffMillis) {
                     continue;
                 }
                 String stem = name.substring(0, name.length() - SUFFIX.length());

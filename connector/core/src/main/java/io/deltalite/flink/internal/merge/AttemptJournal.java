@@ -60,6 +60,13 @@ public interface AttemptJournal {
     /** The entries noted under {@code appId}, in checkpoint order. */
     List<Entry> entries(String appId);
 
+    /**
+     * The entries noted under {@code appId} whose note was last written before {@code cutoffMillis}
+     * (epoch milliseconds): what a maintenance pass may judge, never a note a live writer wrote
+     * while the pass ran.
+     */
+    List<Entry> entriesNotedBefore(String appId, long cutoffMillis);
+
     void remove(Entry entry);
 
     /**

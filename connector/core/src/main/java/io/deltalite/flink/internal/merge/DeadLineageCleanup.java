@@ -96,7 +96,7 @@ public final class DeadLineageCleanup {
                     continue;
                 }
             }
-            lineages.add(removeLeftovers(snapshot, appId, newestNote, dryRun));
+            lineages.add(removeLeftovers(appId, cutoff, newestNote, dryRun));
         }
         MaintenanceReport report =
                 new MaintenanceReport(
@@ -120,8 +120,12 @@ public final class DeadLineageCleanup {
     }
 
     private MaintenanceReport.Lineage removeLeftovers(
-            TableSnapshot snapshot, String appId, Instant newestNote, boolean dryRun) {
-        List<AttemptJournal.Entry> entries = table.journal().entries(appId);
+            String appId, long cutoff, Instant newestNote, boolean dryRun) {
+        // Only notes older than the cutoff: a writer of a job judged dead that wakes up while the
+        // pass runs writes new notes, which are not this pass's to judge. The log is read after
+        // the notes, so that whatever was committed before them is seen.
+        List<AttemptJournal.Entry> entries = table.journal().entriesNotedBefore(appId, cutoff);
+        TableSnapshot snapshot = table.latestSnapshot();
         Set<String> listed = new LinkedHashSet<>();
         Set<String> deletable = new LinkedHashSet<>();
         for (AttemptJournal.Entry entry : entries) {
