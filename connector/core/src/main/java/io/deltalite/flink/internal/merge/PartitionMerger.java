@@ -696,21 +696,13 @@ public final class PartitionMerger {
                             }
                         });
         Set<String> fromFiles = new HashSet<>();
-        Map<String, RowKey> keyAt = new HashMap<>();
+        Set<RowKey> foundInFiles = new HashSet<>();
         for (DataFile file : candidates(liveFiles, keys)) {
-            try (BatchStream batches = store.readKeys(file)) {
-                while (batches.hasNext()) {
-                    RowBatch batch = batches.next();
-                    for (int row = 0; row < batch.size(); row++) {
-                        RowKey key = batch.isLive(row) ? matcher.match(batch, row) : null;
-                        if (key != null) {
-                            String at = file.path() + "@" + batch.positionAt(row);
-                            fromFiles.add(at);
-                            keyAt.put(at, key);
-                        }
-                    }
-                }
+            KeyHits hits = store.locateKeys(file, matcher.changed(), false);
+            for (long position : hits.positions()) {
+                fromFiles.add(file.path() + "@" + position);
             }
+            foundInFiles.addAll(hits.foundKeys());
         }
         if (fromIndex.equals(fromFiles)) {
             return;
@@ -726,24 +718,18 @@ public final class PartitionMerger {
                         + location
                         + " disagrees with the table's files (key-index.validate): rows the files"
                         + " hold but the index missed: "
-                        + describeRows(missed, keyAt)
+                        + missed.stream().limit(5).toList()
                         + "; rows the index located that hold no changed key: "
                         + wrong.stream().limit(5).toList()
+                        + " (changed keys the files hold: "
+                        + foundInFiles.stream()
+                                .limit(5)
+                                .map(key -> key.describe(schema.matchKey()))
+                                .toList()
+                        + ")"
                         + ". Nothing of this checkpoint was written from the index. This is a bug"
                         + " in deltalite: set key-index = off to write on, and report it with this"
                         + " message.");
-    }
-
-    private String describeRows(Set<String> rows, Map<String, RowKey> keyAt) {
-        List<String> described = new ArrayList<>();
-        for (String row : rows) {
-            if (described.size() == 5) {
-                described.add("and " + (rows.size() - 5) + " more");
-                break;
-            }
-            described.add(keyAt.get(row).describe(schema.matchKey()) + " at " + row);
-        }
-        return described.toString();
     }
 
     /**

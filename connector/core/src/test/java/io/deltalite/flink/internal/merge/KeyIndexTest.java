@@ -147,7 +147,10 @@ class KeyIndexTest {
             value = WriteMode.class,
             names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
     void keysUpdatedEveryCheckpointKeepOneRow(WriteMode mode) {
-        try (UpsertHarness writer = open(mode)) {
+        // With validation: every merge also reads the files and must agree with the index.
+        MergeOptions validated =
+                indexed(mode).withKeyIndex(new KeyIndexOptions(KeyIndexMode.ON, 64L << 20, true));
+        try (UpsertHarness writer = UpsertHarness.open(location(), items(mode), validated)) {
             List<Object[]> expected = seed(writer);
             for (int round = 0; round < 8; round++) {
                 for (long id = round % 3; id < 30; id += 3) {
