@@ -582,8 +582,8 @@ public final class CheckpointCommitter {
                     continue;
                 }
                 List<String> then =
-                        otherCount && result.baseVersion() < 0
-                                ? List.of("? (" + result.partition().values().size() + " columns)")
+                        result.baseVersion() < 0
+                                ? now
                                 : partitioningAt.computeIfAbsent(
                                         result.baseVersion(),
                                         version -> table.partitionColumnsAt(version).orElse(now));
