@@ -34,10 +34,56 @@ public final class TableWaits {
     /** Returns once the table holds exactly {@code expected}; fails with the difference. */
     public static void awaitRows(Path table, List<Object[]> expected, Duration timeout)
             throws InterruptedException {
+        awaitRows(table, expected, timeout, () -> null);
+    }
+
+    /**
+     * Why the job that writes a table stopped, or null while it runs: lets a wait end as soon as
+     * the job has stopped instead of running out its timeout, and report the job's own failure.
+     */
+    @FunctionalInterface
+    public interface JobEnd {
+        String stopped() throws Exception;
+    }
+
+    /**
+     * Returns once the table holds exactly {@code expected}; fails with the difference, or at once
+     * with the job's failure when the job that writes the table stops before that.
+     */
+    public static void awaitRows(
+            Path table, List<Object[]> expected, Duration timeout, JobEnd writer)
+            throws InterruptedException {
         List<String> sorted = Rows.sorted(expected);
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> actual = List.of();
         while (System.nanoTime() < deadline) {
+            String stopped;
+            try {
+                stopped = writer.stopped();
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new AssertionError(
+                        "Could not ask the job writing " + table + " its state", e);
+            }
+            if (stopped != null) {
+                List<String> now =
+                        created(table)
+                                ? Rows.sorted(KernelTableReader.readAll(table.toString()))
+                                : List.of();
+                if (now.equals(sorted)) {
+                    return;
+                }
+                throw new AssertionError(
+                        "The job writing "
+                                + table
+                                + " stopped before the table held the "
+                                + sorted.size()
+                                + " expected rows (it holds "
+                                + now.size()
+                                + "): "
+                                + stopped);
+            }
             if (created(table)) {
                 actual = Rows.sorted(KernelTableReader.readAll(table.toString()));
                 if (actual.equals(sorted)) {

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -132,7 +133,7 @@ class PostgresMirrorTest {
             writes.get();
             assertThat(killed).as("the TaskManagers were killed mid-run").isTrue();
 
-            TableWaits.awaitRows(table, databaseRows("orders"), CONVERGE);
+            TableWaits.awaitRows(table, databaseRows("orders"), CONVERGE, () -> stopped(job));
         } finally {
             job.cancel().get();
         }
@@ -164,7 +165,8 @@ class PostgresMirrorTest {
         try {
             TableWaits.awaitCommits(table, 1, CONVERGE);
             runTransactions("orders_evolving", 40, () -> {});
-            TableWaits.awaitRows(table, databaseRows("orders_evolving"), CONVERGE);
+            TableWaits.awaitRows(
+                    table, databaseRows("orders_evolving"), CONVERGE, () -> stopped(first));
         } finally {
             savepoint =
                     first.stopWithSavepoint(
@@ -200,7 +202,7 @@ class PostgresMirrorTest {
                         .orElseThrow();
         List<Object[]> expected = databaseRows("orders_evolving", "id, day, amount, note, channel");
         try {
-            TableWaits.awaitRows(table, expected, CONVERGE);
+            TableWaits.awaitRows(table, expected, CONVERGE, () -> stopped(second));
             // The source and the sink went on from the savepoint, not from a new snapshot.
             assertThat(
                             cluster.getExecutionGraph(second.getJobID())
@@ -272,7 +274,9 @@ class PostgresMirrorTest {
             sql.execute("ALTER TABLE orders_default_identity REPLICA IDENTITY DEFAULT");
         }
         Path table = dir.resolve("orders_default_identity");
-        StreamTableEnvironment tables = StreamTableEnvironment.create(environment(0));
+        // Restarts ride out a transient failure of a loaded machine while the snapshot is read;
+        // the key-only delete fails every attempt again, so the job still ends failed.
+        StreamTableEnvironment tables = StreamTableEnvironment.create(environment(3));
         tables.executeSql(
                 postgresSource(
                         "source_cdc",
@@ -290,7 +294,7 @@ class PostgresMirrorTest {
                         .getJobClient()
                         .orElseThrow();
         List<Object[]> snapshot = databaseRows("orders_default_identity");
-        TableWaits.awaitRows(table, snapshot, CONVERGE);
+        TableWaits.awaitRows(table, snapshot, CONVERGE, () -> stopped(job));
 
         try (Connection db = postgres.getPostgresDatabase().getConnection();
                 Statement sql = db.createStatement()) {
@@ -346,6 +350,19 @@ class PostgresMirrorTest {
         assertThat(refused).as("the refusal").isNotNull();
         assertThat(causes(refused)).contains("'starts'").contains("TIME");
         assertThat(table).doesNotExist();
+    }
+
+    /** Why the job stopped, with its failure's messages, or null while it runs. */
+    private static String stopped(JobClient job) throws Exception {
+        if (!job.getJobStatus().get().isTerminalState()) {
+            return null;
+        }
+        try {
+            job.getJobExecutionResult().get();
+            return "it finished";
+        } catch (ExecutionException e) {
+            return "it failed: " + causes(e);
+        }
     }
 
     private static String causes(Throwable error) {
@@ -404,7 +421,7 @@ class PostgresMirrorTest {
         try {
             TableWaits.awaitCommits(table, 1, CONVERGE);
             runTransactions("orders_ds", 100, () -> {});
-            TableWaits.awaitRows(table, databaseRows("orders_ds"), CONVERGE);
+            TableWaits.awaitRows(table, databaseRows("orders_ds"), CONVERGE, () -> stopped(job));
         } finally {
             job.cancel().get();
         }
