@@ -3,6 +3,7 @@ package io.deltalite.flink.internal.delta;
 import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
+import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.defaults.engine.fileio.FileIO;
@@ -505,6 +506,33 @@ public final class DeltaTable implements MergeTable {
         }
     }
 
+    /**
+     * Writes a log checkpoint of the table's first version, so that every reader (the sink's own
+     * snapshot loads among them, once per checkpoint and writer) finds a complete checkpoint from
+     * the start instead of listing the log from version 0 — which Kernel notes with a warning on
+     * each load until the first interval checkpoint. A failure leaves the table as valid as without
+     * it.
+     */
+    private static void checkpointFirstVersion(
+            TransactionCommitResult created, String location, Engine engine) {
+        try {
+            Snapshot first =
+                    created.getPostCommitSnapshot()
+                            .orElseThrow(
+                                    () -> new IllegalStateException("Kernel returned no snapshot"));
+            first.writeCheckpoint(engine);
+        } catch (io.delta.kernel.exceptions.CheckpointAlreadyExistsException e) {
+            // Another sink that created the table at the same moment wrote it.
+        } catch (IOException | RuntimeException e) {
+            LOG.warn(
+                    "Writing the log checkpoint of the first version of {} failed; the table is"
+                            + " valid, readers list its log from version 0 until the first"
+                            + " interval checkpoint: {}",
+                    location,
+                    e.toString());
+        }
+    }
+
     private static final java.util.concurrent.ConcurrentMap<String, Object> CREATION_LOCKS =
             new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -529,8 +557,10 @@ public final class DeltaTable implements MergeTable {
                 declared.partitionColumns().forEach(name -> partitionColumns.add(new Column(name)));
                 builder = builder.withDataLayoutSpec(DataLayoutSpec.partitioned(partitionColumns));
             }
-            builder.build(engine).commit(engine, CloseableIterable.emptyIterable());
+            TransactionCommitResult created =
+                    builder.build(engine).commit(engine, CloseableIterable.emptyIterable());
             LOG.info("Created Delta table {} with schema {}", location, declared);
+            checkpointFirstVersion(created, location, engine);
         } catch (TableAlreadyExistsException e) {
             LOG.info("Delta table {} was created concurrently; using it.", location);
         } catch (io.delta.kernel.exceptions.ConcurrentWriteException e) {
