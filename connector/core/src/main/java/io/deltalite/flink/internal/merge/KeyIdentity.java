@@ -6,18 +6,31 @@ import java.util.List;
 /**
  * The identity of a primary key in a {@link KeyLocations} table: 128 bits that are equal exactly
  * when the keys are equal. A key of one integral column (tinyint to bigint, date, timestamp) is its
- * value itself, exactly. Any other key is a 128-bit hash (MurmurHash3's x64 128-bit mixing, over a
- * canonical encoding of the key's values): two different keys share it with a probability of about
- * n²/2^129 among n keys — 10^-21 for a billion keys, far below the rate of undetected memory or
- * disk errors. The index's validation mode compares it against the exact probe.
+ * value itself, exactly. Any other key is a keyed 128-bit hash (SipHash-1-3 with a 128-bit output,
+ * over a canonical encoding of the key's values) under a key drawn at random once per JVM: the
+ * index lives only in memory, so no identity is ever compared across JVMs, and whoever chooses key
+ * values — a CDC source's users — cannot aim two keys at one identity without knowing the hash key.
+ * (An unkeyed hash such as MurmurHash3 can be: colliding keys can be computed for it whatever its
+ * seed, and a merge that marks rows by identity would then delete another key's row.) Two different
+ * keys share an identity with a probability of about n²/2^129 among n keys — 10^-21 for a billion
+ * keys. The index's validation mode compares it against the exact probe.
  *
  * <p>The encoding follows {@link RowKey#equals}: floating-point values by their canonical bits (NaN
  * equals NaN, -0.0 is not 0.0), decimals by unscaled value and scale, strings by their UTF-16
- * units, binary values by their bytes.
+ * units, binary values by their bytes. Each value starts with a word naming its kind and, for
+ * strings, binary values and decimals, its length, so that no two keys encode alike.
  */
 record KeyIdentity(long high, long low) {
-    private static final long C1 = 0x87c37b91114253d5L;
-    private static final long C2 = 0x4cf5ad432745937fL;
+    /** The hash key of this JVM's identities: random, never written anywhere. */
+    private static final long K0;
+
+    private static final long K1;
+
+    static {
+        java.security.SecureRandom random = new java.security.SecureRandom();
+        K0 = random.nextLong();
+        K1 = random.nextLong();
+    }
 
     /** Whether keys of these types are identified by their value alone ({@link #ofIntegral}). */
     static boolean isIntegral(List<ValueType> keyTypes) {
@@ -47,12 +60,15 @@ record KeyIdentity(long high, long low) {
         return hasher.finish();
     }
 
-    /** MurmurHash3 x64 128 over a stream of 64-bit words. */
+    /**
+     * SipHash-1-3 with a 128-bit output over a stream of 64-bit words (one compression round per
+     * word, three finalization rounds per half of the output), keyed by {@link #K0}, {@link #K1}.
+     */
     private static final class Hasher {
-        private long h1 = 0x9E3779B97F4A7C15L;
-        private long h2 = 0xC2B2AE3D27D4EB4FL;
-        private long pending;
-        private boolean hasPending;
+        private long v0 = K0 ^ 0x736f6d6570736575L;
+        private long v1 = K1 ^ 0x646f72616e646f6dL ^ 0xee;
+        private long v2 = K0 ^ 0x6c7967656e657261L;
+        private long v3 = K1 ^ 0x7465646279746573L;
         private long words;
 
         void value(Object value) {
@@ -125,57 +141,42 @@ record KeyIdentity(long high, long low) {
 
         private void word(long word) {
             words++;
-            if (!hasPending) {
-                pending = word;
-                hasPending = true;
-                return;
-            }
-            block(pending, word);
-            hasPending = false;
-        }
-
-        private void block(long k1, long k2) {
-            k1 *= C1;
-            k1 = Long.rotateLeft(k1, 31);
-            k1 *= C2;
-            h1 ^= k1;
-            h1 = Long.rotateLeft(h1, 27);
-            h1 += h2;
-            h1 = h1 * 5 + 0x52dce729;
-            k2 *= C2;
-            k2 = Long.rotateLeft(k2, 33);
-            k2 *= C1;
-            h2 ^= k2;
-            h2 = Long.rotateLeft(h2, 31);
-            h2 += h1;
-            h2 = h2 * 5 + 0x38495ab5;
+            v3 ^= word;
+            round();
+            v0 ^= word;
         }
 
         KeyIdentity finish() {
-            if (hasPending) {
-                long k1 = pending * C1;
-                k1 = Long.rotateLeft(k1, 31);
-                k1 *= C2;
-                h1 ^= k1;
-            }
-            h1 ^= words;
-            h2 ^= words;
-            h1 += h2;
-            h2 += h1;
-            h1 = mix(h1);
-            h2 = mix(h2);
-            h1 += h2;
-            h2 += h1;
-            return new KeyIdentity(h1, h2);
+            // The word count closes the stream, as SipHash closes it with the message length.
+            word(words);
+            v2 ^= 0xee;
+            round();
+            round();
+            round();
+            long high = v0 ^ v1 ^ v2 ^ v3;
+            v1 ^= 0xdd;
+            round();
+            round();
+            round();
+            long low = v0 ^ v1 ^ v2 ^ v3;
+            return new KeyIdentity(high, low);
         }
 
-        private static long mix(long k) {
-            k ^= k >>> 33;
-            k *= 0xff51afd7ed558ccdL;
-            k ^= k >>> 33;
-            k *= 0xc4ceb9fe1a85ec53L;
-            k ^= k >>> 33;
-            return k;
+        private void round() {
+            v0 += v1;
+            v1 = Long.rotateLeft(v1, 13);
+            v1 ^= v0;
+            v0 = Long.rotateLeft(v0, 32);
+            v2 += v3;
+            v3 = Long.rotateLeft(v3, 16);
+            v3 ^= v2;
+            v0 += v3;
+            v3 = Long.rotateLeft(v3, 21);
+            v3 ^= v0;
+            v2 += v1;
+            v1 = Long.rotateLeft(v1, 17);
+            v1 ^= v2;
+            v2 = Long.rotateLeft(v2, 32);
         }
     }
 }
