@@ -39,7 +39,11 @@ final class KeyLocations {
     /** Per slot: 0 when empty, {@link #MULTIPLE}, or the packed location plus one. */
     private long[] slots;
 
-    private final Map<KeyIdentity, long[]> multiple = new HashMap<>();
+    private final Map<KeyIdentity, LocationSet> multiple = new HashMap<>();
+
+    /** Bytes of the location sets in {@link #multiple}, kept as they grow and shrink. */
+    private long multipleBytes;
+
     private int size;
     private int mask;
 
@@ -75,7 +79,7 @@ final class KeyLocations {
     /** Bytes of the arrays and of the side map (estimated), for the memory budget. */
     long memoryBytes() {
         long perSlot = wide ? 24 : 16;
-        return perSlot * slots.length + 96L * multiple.size();
+        return perSlot * slots.length + 64L * multiple.size() + multipleBytes;
     }
 
     /** Records that a row of {@code key} is at {@code location}; nothing if it is known. */
@@ -98,20 +102,16 @@ final class KeyLocations {
             slots[slot] = location + 1;
             size++;
         } else if (present == MULTIPLE) {
-            KeyIdentity key = new KeyIdentity(keyHigh, wide ? keyLow : 0);
-            long[] all = multiple.get(key);
-            for (long known : all) {
-                if (known == location) {
-                    return;
-                }
-            }
-            long[] more = Arrays.copyOf(all, all.length + 1);
-            more[all.length] = location;
-            multiple.put(key, more);
+            LocationSet all = multiple.get(new KeyIdentity(keyHigh, wide ? keyLow : 0));
+            multipleBytes -= all.bytes();
+            all.add(location);
+            multipleBytes += all.bytes();
         } else if (present - 1 != location) {
-            multiple.put(
-                    new KeyIdentity(keyHigh, wide ? keyLow : 0),
-                    new long[] {present - 1, location});
+            LocationSet both = new LocationSet();
+            both.add(present - 1);
+            both.add(location);
+            multiple.put(new KeyIdentity(keyHigh, wide ? keyLow : 0), both);
+            multipleBytes += both.bytes();
             slots[slot] = MULTIPLE;
         }
     }
@@ -124,7 +124,7 @@ final class KeyLocations {
             return EMPTY;
         }
         if (present == MULTIPLE) {
-            return multiple.get(key).clone();
+            return multiple.get(key).toArray();
         }
         return new long[] {present - 1};
     }
@@ -138,19 +138,14 @@ final class KeyLocations {
             return;
         }
         if (present == MULTIPLE) {
-            long[] all = multiple.get(key);
-            long[] rest = new long[all.length];
-            int kept = 0;
-            for (long known : all) {
-                if (known != location) {
-                    rest[kept++] = known;
-                }
-            }
-            if (kept == 1) {
+            LocationSet all = multiple.get(key);
+            multipleBytes -= all.bytes();
+            all.remove(location);
+            if (all.size() == 1) {
                 multiple.remove(key);
-                slots[slot] = rest[0] + 1;
-            } else if (kept < all.length) {
-                multiple.put(key, Arrays.copyOf(rest, kept));
+                slots[slot] = all.toArray()[0] + 1;
+            } else {
+                multipleBytes += all.bytes();
             }
         } else if (present - 1 == location) {
             delete(slot);
@@ -165,8 +160,9 @@ final class KeyLocations {
         long[] oldHigh = high;
         long[] oldLow = low;
         long[] oldSlots = slots;
-        Map<KeyIdentity, long[]> oldMultiple = new HashMap<>(multiple);
+        Map<KeyIdentity, LocationSet> oldMultiple = new HashMap<>(multiple);
         multiple.clear();
+        multipleBytes = 0;
         size = 0;
         high = null;
         low = null;
@@ -179,7 +175,8 @@ final class KeyLocations {
             }
             long keyLow = wide ? oldLow[slot] : 0;
             if (present == MULTIPLE) {
-                for (long location : oldMultiple.get(new KeyIdentity(oldHigh[slot], keyLow))) {
+                for (long location :
+                        oldMultiple.get(new KeyIdentity(oldHigh[slot], keyLow)).toArray()) {
                     long mapped = remap.applyAsLong(location);
                     if (mapped >= 0) {
                         add(oldHigh[slot], keyLow, mapped);
@@ -259,6 +256,101 @@ final class KeyLocations {
                 low[target] = keyLow;
             }
             slots[target] = oldSlots[slot];
+        }
+    }
+
+    /**
+     * The locations of one key with several rows: an open-addressing set of longs, so that a key a
+     * table holds in many rows (duplicates another engine wrote) costs each add and remove a
+     * constant time, not a copy of all its locations.
+     */
+    private static final class LocationSet {
+        /** Per slot: 0 when empty, else the location plus one. */
+        private long[] slots = new long[4];
+
+        private int size;
+
+        int size() {
+            return size;
+        }
+
+        long bytes() {
+            return 16L + 8L * slots.length;
+        }
+
+        void add(long location) {
+            if ((size + 1) * 4L > slots.length * 3L) {
+                grow();
+            }
+            int slot = find(location);
+            if (slots[slot] == 0) {
+                slots[slot] = location + 1;
+                size++;
+            }
+        }
+
+        void remove(long location) {
+            int slot = find(location);
+            if (slots[slot] == 0) {
+                return;
+            }
+            // Backward-shift deletion, as in the enclosing table.
+            int hole = slot;
+            int next = slot;
+            int mask = slots.length - 1;
+            while (true) {
+                next = (next + 1) & mask;
+                if (slots[next] == 0) {
+                    break;
+                }
+                int wanted = home(slots[next] - 1, mask);
+                boolean homeBetween =
+                        hole <= next
+                                ? wanted > hole && wanted <= next
+                                : wanted > hole || wanted <= next;
+                if (!homeBetween) {
+                    slots[hole] = slots[next];
+                    hole = next;
+                }
+            }
+            slots[hole] = 0;
+            size--;
+        }
+
+        long[] toArray() {
+            long[] all = new long[size];
+            int n = 0;
+            for (long present : slots) {
+                if (present != 0) {
+                    all[n++] = present - 1;
+                }
+            }
+            Arrays.sort(all);
+            return all;
+        }
+
+        private int find(long location) {
+            int mask = slots.length - 1;
+            int slot = home(location, mask);
+            while (slots[slot] != 0 && slots[slot] != location + 1) {
+                slot = (slot + 1) & mask;
+            }
+            return slot;
+        }
+
+        private static int home(long location, int mask) {
+            long mixed = location * 0x9E3779B97F4A7C15L;
+            return (int) (mixed ^ (mixed >>> 31)) & mask;
+        }
+
+        private void grow() {
+            long[] old = slots;
+            slots = new long[old.length * 2];
+            for (long present : old) {
+                if (present != 0) {
+                    slots[find(present - 1)] = present;
+                }
+            }
         }
     }
 }

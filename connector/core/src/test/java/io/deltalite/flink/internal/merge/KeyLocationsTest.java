@@ -112,6 +112,40 @@ class KeyLocationsTest {
         assertThat(table.get(KeyIdentity.ofIntegral(7919L * 4242 + 1))).isEmpty();
     }
 
+    /**
+     * A table another engine wrote may hold one key in many rows. Each of its locations is charged
+     * to the memory budget, and the key's locations stay exact as rows come and go.
+     */
+    @Test
+    void aKeyInManyRowsIsChargedPerRowAndKeepsEveryLocation() {
+        KeyLocations table = new KeyLocations(true);
+        KeyIdentity key = KeyIdentity.of(RowKey.ofValues("duplicated"), false);
+        int rows = 50_000;
+        long empty = table.memoryBytes();
+        for (int row = 0; row < rows; row++) {
+            table.add(key, KeyLocations.pack(row % 7, row));
+        }
+        assertThat(table.size()).isEqualTo(1);
+        assertThat(table.memoryBytes() - empty).isGreaterThanOrEqualTo(8L * rows);
+        long[] all = table.get(key);
+        assertThat(all).hasSize(rows);
+
+        for (int row = 0; row < rows; row += 2) {
+            table.remove(key, KeyLocations.pack(row % 7, row));
+        }
+        long[] odd = table.get(key);
+        assertThat(odd).hasSize(rows / 2);
+        for (long location : odd) {
+            assertThat(KeyLocations.positionOf(location) % 2).isEqualTo(1);
+            assertThat(KeyLocations.fileOf(location))
+                    .isEqualTo((int) (KeyLocations.positionOf(location) % 7));
+        }
+        for (int row = 1; row < rows - 2; row += 2) {
+            table.remove(key, KeyLocations.pack(row % 7, row));
+        }
+        assertThat(table.get(key)).containsExactly(KeyLocations.pack((rows - 1) % 7, rows - 1));
+    }
+
     @Test
     void locationsPackFileAndPosition() {
         long packed = KeyLocations.pack(KeyLocations.MAX_FILES - 1, (1L << 40) - 1);
