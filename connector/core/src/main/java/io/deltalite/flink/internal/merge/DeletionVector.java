@@ -110,6 +110,15 @@ public final class DeletionVector {
         return cardinality;
     }
 
+    /** Bytes this vector takes on the heap, about. */
+    public long memoryBytes() {
+        long bytes = 48;
+        for (RoaringBitmap bitmap : buckets.values()) {
+            bytes += 48 + bitmap.getLongSizeInBytes();
+        }
+        return bytes;
+    }
+
     public boolean isEmpty() {
         return cardinality == 0;
     }

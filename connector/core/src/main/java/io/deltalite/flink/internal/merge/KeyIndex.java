@@ -25,9 +25,14 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Bounded</h2>
  *
- * When the partitions' indexes together pass {@code maxMemoryBytes}, the least recently merged ones
- * are dropped; a dropped partition is built again the next time it is merged. A partition too large
- * for the budget alone is not indexed: its merges use the exact probe, as without an index.
+ * Every partition's index is charged against two budgets before it is built or grows: the writer's
+ * ({@code key-index.max-memory}) and the JVM's (an eighth of the heap, shared by all writers of a
+ * TaskManager: the change buffers, the merges and the committer's re-merges were sized without an
+ * index). A build reserves its estimated size up front, so two partitions built at once cannot each
+ * take the whole budget; the charge then follows what the index really holds, cached deletion
+ * vectors included. To make room the least recently merged partitions of this writer are dropped
+ * (built again the next time they are merged); a partition that does not fit even then is not
+ * indexed and its merge uses the exact probe, as without an index.
  *
  * <h2>Never trusted blindly</h2>
  *
@@ -61,6 +66,27 @@ public final class KeyIndex {
     private final AtomicLong fallbacks = new AtomicLong();
     private boolean warnedTooLarge;
 
+    /** What each indexed partition is charged, against this writer's and the JVM's budget. */
+    private final Map<PartitionValues, Long> charged = new java.util.HashMap<>();
+
+    /** The sum of {@link #charged}; read and written only under {@link #JVM_LOCK}. */
+    private long chargedTotal;
+
+    /**
+     * The key indexes of this JVM, to add up what they are charged. Weakly held: an index whose
+     * writer was dropped without closing stops counting once it is collected.
+     */
+    private static final java.util.Set<KeyIndex> IN_JVM =
+            java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
+
+    /**
+     * Guards every index's {@link #chargedTotal} and {@link #IN_JVM}; taken after an index's own.
+     */
+    private static final Object JVM_LOCK = new Object();
+
+    /** The JVM's budget for key indexes: an eighth of the heap. */
+    private static final long JVM_BUDGET = Runtime.getRuntime().maxMemory() / 8;
+
     KeyIndex(
             DataFileStore store,
             ParallelFileWork parallel,
@@ -70,12 +96,12 @@ public final class KeyIndex {
         this.store = store;
         this.parallel = parallel;
         this.keyTypes = List.copyOf(keyTypes);
-        // Never more than an eighth of the heap: the change buffer, the merges and the committer's
-        // re-merges (which may share the JVM) were sized without an index.
-        this.maxMemoryBytes =
-                Math.min(options.maxMemoryBytes(), Runtime.getRuntime().maxMemory() / 8);
+        this.maxMemoryBytes = Math.min(options.maxMemoryBytes(), JVM_BUDGET);
         this.fromFirstMerge = options.mode() == io.deltalite.flink.sink.KeyIndexMode.ON;
         this.location = location;
+        synchronized (JVM_LOCK) {
+            IN_JVM.add(this);
+        }
     }
 
     /**
@@ -97,15 +123,24 @@ public final class KeyIndex {
                 }
                 return null; // auto: probe the first merge, index from the second
             }
-            if (index == null && estimatedBytes(rows) > maxMemoryBytes) {
+            long needed =
+                    index == null
+                            ? estimatedBytes(rows)
+                            : index.memoryBytes() + estimatedBytes(rowsNotHeld(index, liveFiles));
+            if (!charge(partition, needed)) {
                 fallbacks.incrementAndGet();
+                if (index != null) {
+                    forget(partition);
+                }
                 if (!warnedTooLarge) {
                     warnedTooLarge = true;
                     LOG.warn(
                             "Partition {} of table {} holds about {} rows: its key index would"
-                                    + " pass the budget of {} bytes (key-index.max-memory), so"
-                                    + " its merges read the key columns of its files instead."
-                                    + " Raise key-index.max-memory to index it.",
+                                    + " pass the budget of {} bytes (key-index.max-memory, and an"
+                                    + " eighth of the heap for all writers of this JVM together),"
+                                    + " so its merges read the key columns of its files instead."
+                                    + " Raise key-index.max-memory or the TaskManager heap to"
+                                    + " index it.",
                             partition,
                             location,
                             rows,
@@ -126,7 +161,9 @@ public final class KeyIndex {
         } catch (RuntimeException e) {
             // Half followed is unknown: forget the partition, the next merge builds it anew.
             synchronized (this) {
-                partitions.remove(partition);
+                if (partitions.get(partition) == index) {
+                    forget(partition);
+                }
             }
             throw e;
         }
@@ -135,42 +172,122 @@ public final class KeyIndex {
             filesRead.addAndGet(followed.filesRead());
             rowsRead.addAndGet(followed.rowsRead());
         }
-        if (index.memoryBytes() > maxMemoryBytes) {
-            // It grew past the budget on its own: forget it, this merge reads the files instead.
-            synchronized (this) {
-                partitions.remove(partition);
+        synchronized (this) {
+            // Charge what it holds now (less than reserved, as a rule). Dropped meanwhile to make
+            // room for another partition, it still serves this merge, which holds it.
+            if (partitions.get(partition) == index && !charge(partition, index.memoryBytes())) {
+                // It grew past the budget on its own: forget it, this merge reads the files.
+                forget(partition);
                 fallbacks.incrementAndGet();
+                return null;
             }
-            return null;
         }
-        evictBeyondBudget(partition);
         return index;
     }
 
-    /** Counts rows the index located, for the metrics. */
-    void counted(int located) {
-        hits.addAndGet(located);
+    /**
+     * Counts rows {@code index} located for a merge of {@code partition}, and charges what it holds
+     * since (locating reads and keeps the files' deletion vectors); past the budget it is dropped,
+     * still serving the merge that holds it.
+     */
+    void located(PartitionValues partition, PartitionKeyIndex index, int rows) {
+        hits.addAndGet(rows);
+        synchronized (this) {
+            if (partitions.get(partition) == index && !charge(partition, index.memoryBytes())) {
+                forget(partition);
+                fallbacks.incrementAndGet();
+            }
+        }
     }
 
-    /** Drops the least recently used indexes, never {@code current}, until within the budget. */
-    private synchronized void evictBeyondBudget(PartitionValues current) {
+    /**
+     * Sets what {@code partition} is charged to {@code bytes} if this writer's budget and the JVM's
+     * allow it, dropping this writer's least recently merged other partitions to make room.
+     */
+    private boolean charge(PartitionValues partition, long bytes) {
+        long before = charged.getOrDefault(partition, 0L);
+        if (bytes > maxMemoryBytes) {
+            return false;
+        }
+        java.util.Iterator<PartitionValues> leastRecent =
+                new ArrayList<>(partitions.keySet()).iterator();
+        while (true) {
+            long more = bytes - before;
+            synchronized (JVM_LOCK) {
+                if (chargedTotal + more <= maxMemoryBytes
+                        && (more <= 0 || chargedInJvm() + more <= JVM_BUDGET)) {
+                    charged.put(partition, bytes);
+                    chargedTotal += more;
+                    return true;
+                }
+            }
+            PartitionValues victim = null;
+            while (leastRecent.hasNext() && victim == null) {
+                PartitionValues next = leastRecent.next();
+                if (!next.equals(partition) && partitions.containsKey(next)) {
+                    victim = next;
+                }
+            }
+            if (victim == null) {
+                return false;
+            }
+            forget(victim);
+        }
+    }
+
+    /** Drops {@code partition}'s index and what it was charged. */
+    private void forget(PartitionValues partition) {
+        partitions.remove(partition);
+        Long bytes = charged.remove(partition);
+        if (bytes != null) {
+            synchronized (JVM_LOCK) {
+                chargedTotal -= bytes;
+            }
+        }
+    }
+
+    /** What all key indexes of this JVM are charged; under {@link #JVM_LOCK}. */
+    private static long chargedInJvm() {
         long total = 0;
-        for (PartitionKeyIndex index : partitions.values()) {
-            total += index.memoryBytes();
+        for (KeyIndex index : IN_JVM) {
+            total += index.chargedTotal;
         }
-        if (total <= maxMemoryBytes) {
-            return;
+        return total;
+    }
+
+    /** Drops every partition's index and gives back what they were charged (the writer closes). */
+    public synchronized void close() {
+        for (PartitionValues partition : new ArrayList<>(partitions.keySet())) {
+            forget(partition);
         }
-        List<PartitionValues> order = new ArrayList<>(partitions.keySet());
-        for (PartitionValues partition : order) {
-            if (total <= maxMemoryBytes) {
-                break;
+        synchronized (JVM_LOCK) {
+            IN_JVM.remove(this);
+        }
+    }
+
+    /** What this index is charged against the budgets. */
+    long charged() {
+        synchronized (JVM_LOCK) {
+            return chargedTotal;
+        }
+    }
+
+    /** What all key indexes of this JVM are charged (for tests). */
+    static long chargedInThisJvm() {
+        synchronized (JVM_LOCK) {
+            return chargedInJvm();
+        }
+    }
+
+    /** Rows of {@code liveFiles} that {@code index} has not read yet, as {@link #follow} counts. */
+    private static long rowsNotHeld(PartitionKeyIndex index, List<DataFile> liveFiles) {
+        long rows = 0;
+        for (DataFile file : liveFiles) {
+            if (!index.holds(file.path())) {
+                rows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
             }
-            if (partition.equals(current)) {
-                continue;
-            }
-            total -= partitions.remove(partition).memoryBytes();
         }
+        return rows;
     }
 
     /**

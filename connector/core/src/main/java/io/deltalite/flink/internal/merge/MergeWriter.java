@@ -534,6 +534,9 @@ public final class MergeWriter implements AutoCloseable {
         if (partitionPool != null) {
             partitionPool.shutdownNow();
         }
+        if (merger.keyIndex() != null) {
+            merger.keyIndex().close();
+        }
     }
 
     /**

@@ -226,8 +226,20 @@ final class PartitionKeyIndex {
         return locations.size();
     }
 
+    /** Bytes held: the locations, the files, and the deletion vectors read and kept. */
     long memoryBytes() {
-        return locations.memoryBytes() + 128L * idsByPath.size();
+        long vectors = 0;
+        for (IndexedFile file : filesById) {
+            if (file != null && file.vector != null && !file.vector.isEmpty()) {
+                vectors += file.vector.memoryBytes();
+            }
+        }
+        return locations.memoryBytes() + 128L * idsByPath.size() + vectors;
+    }
+
+    /** Whether the index has read the file at {@code path}. */
+    boolean holds(String path) {
+        return idsByPath.containsKey(path);
     }
 
     /** Gives the live files dense ids again and drops the locations of files that left. */

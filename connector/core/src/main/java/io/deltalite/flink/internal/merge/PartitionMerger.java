@@ -555,7 +555,9 @@ public final class PartitionMerger {
             if (options.keyIndex().validate()) {
                 validate(partition, liveFiles, keys, matcher, located);
             }
-            keyIndex.counted(
+            keyIndex.located(
+                    partition,
+                    partitionIndex,
                     located.values().stream().mapToInt(hit -> hit.positions().length).sum());
             candidates = new ArrayList<>(located.size());
             for (DataFile file : liveFiles) {

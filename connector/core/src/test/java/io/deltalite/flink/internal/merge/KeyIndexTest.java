@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -166,6 +167,41 @@ class KeyIndexTest {
             assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
             KeyIndex.Stats stats = writer.writer().keyIndex().stats();
             assertThat(stats.hits()).isPositive();
+        }
+    }
+
+    /**
+     * The writers of one TaskManager share one budget for their indexes (an eighth of the heap):
+     * each writer's index is charged against it, and a writer that closes gives its share back.
+     */
+    @Test
+    void writersOfOneJvmChargeOneSharedBudgetAndAClosedWriterGivesItsShareBack() {
+        MergeOptions indexed = indexed(WriteMode.COPY_ON_WRITE);
+        try (UpsertHarness first =
+                UpsertHarness.open(
+                        dir.resolve("first").toString(), items(WriteMode.COPY_ON_WRITE), indexed)) {
+            seed(first);
+            KeyIndex firstIndex = first.writer().keyIndex();
+            assertThat(firstIndex.stats().memoryBytes()).isPositive();
+            assertThat(firstIndex.charged())
+                    .isGreaterThanOrEqualTo(firstIndex.stats().memoryBytes());
+            KeyIndex secondIndex;
+            try (UpsertHarness second =
+                    UpsertHarness.open(
+                            dir.resolve("second").toString(),
+                            items(WriteMode.COPY_ON_WRITE),
+                            indexed)) {
+                seed(second);
+                secondIndex = second.writer().keyIndex();
+                assertThat(secondIndex.charged())
+                        .isGreaterThanOrEqualTo(secondIndex.stats().memoryBytes())
+                        .isPositive();
+                assertThat(KeyIndex.chargedInThisJvm())
+                        .isGreaterThanOrEqualTo(firstIndex.charged() + secondIndex.charged());
+            }
+            assertThat(secondIndex.charged()).isZero();
+            assertThat(secondIndex.stats().partitions()).isZero();
+            assertThat(firstIndex.charged()).isPositive();
         }
     }
 
