@@ -95,12 +95,16 @@ class FlinkUpgradeTest {
                         "finish");
 
         assertThat(onFlink120.exitCode()).as(onFlink120.tail()).isEqualTo(1);
-        // Flink 1.20 itself refuses the savepoint before any operator starts: it reads checkpoint
-        // metadata up to version 4, Flink 2.x writes version 6.
+        // Refused where the job is built, before Flink 1.20 fails to start its JobMaster with
+        // "Unrecognized checkpoint version number: 6" (it reads versions up to 4).
         assertThat(onFlink120.outputText())
                 .as(onFlink120.tail())
-                .contains("Could not start the JobMaster")
-                .contains("Unrecognized checkpoint version number: 6");
+                .contains(
+                        "Cannot start this job from the savepoint "
+                                + onFlink23.savepoint().orElseThrow())
+                .contains("savepoint metadata version 6")
+                .contains("Flink 1.20.3 does not read that version")
+                .contains("io.deltalite:deltalite-connector on Flink 2.x");
         assertThat(DeltaHistory.commits(table)).isEqualTo(committedOnFlink23);
     }
 
