@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -30,29 +29,26 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *       of this job landed, take a savepoint (the job goes on), print {@code SAVEPOINT <path>} and
  *       halt the JVM at once, as a machine switched off would. The savepoint holds results that are
  *       prepared but whose commit never landed.
- *   <li>{@code savepoint-and-finish N}: the same up to the savepoint; then commits no longer lag
- *       and the job runs to the end of the script ({@code FINISHED}).
  *   <li>{@code finish}: run to the end of the script.
  * </ul>
  *
  * A failure prints its stack trace and exits with status 1.
  */
 public final class FlinkUpgradeJob {
-    private static final AtomicBoolean SLOW_COMMITS = new AtomicBoolean();
-
     private FlinkUpgradeJob() {}
 
     /**
-     * The changes every run replays: 6000 changes of 800 keys over four partitions, 15 seconds of
-     * input for a job that is to take a savepoint, two for a job that finishes the script.
+     * The changes every run replays: 10,000 changes of 800 keys over four partitions, 25 seconds of
+     * input for a job that is to take a savepoint (time for its first commit on a busy machine),
+     * three for a job that finishes the script.
      */
     public static ChangeScript script() {
-        return ChangeScript.generate(29, 6_000, 800, 4, false);
+        return ChangeScript.generate(29, 10_000, 800, 4, false);
     }
 
     public static void main(String[] args) {
         try {
-            run(Path.of(args[0]), Path.of(args[1]), args[2], args[3], args);
+            run(args);
             System.out.flush();
             System.exit(0);
         } catch (Throwable e) {
@@ -62,8 +58,11 @@ public final class FlinkUpgradeJob {
         }
     }
 
-    private static void run(Path table, Path savepoints, String restore, String mode, String[] args)
-            throws Exception {
+    private static void run(String[] args) throws Exception {
+        Path table = Path.of(args[0]);
+        Path savepoints = Path.of(args[1]);
+        String restore = args[2];
+        String mode = args[3];
         ChangeScript script = script();
         Configuration configuration = new Configuration();
         if (!restore.equals("-")) {
@@ -86,15 +85,12 @@ public final class FlinkUpgradeJob {
             System.out.println("FINISHED");
             return;
         }
+        if (!mode.equals("savepoint-and-halt")) {
+            throw new IllegalArgumentException("Unknown mode " + mode);
+        }
 
         FaultInjection.arm(
-                FaultInjection.Point.BEFORE_COMMIT,
-                (location, occurrence) -> {
-                    if (SLOW_COMMITS.get()) {
-                        Thread.sleep(1_000);
-                    }
-                });
-        SLOW_COMMITS.set(true);
+                FaultInjection.Point.BEFORE_COMMIT, (location, occurrence) -> Thread.sleep(1_000));
         Set<String> earlierApps = appIds(table);
         int commits = Integer.parseInt(args[4]);
         JobClient job = env.executeAsync("upgrade-" + mode);
@@ -114,12 +110,7 @@ public final class FlinkUpgradeJob {
                         .get(2, TimeUnit.MINUTES);
         System.out.println("SAVEPOINT " + savepoint);
         System.out.flush();
-        if (mode.equals("savepoint-and-halt")) {
-            Runtime.getRuntime().halt(0);
-        }
-        SLOW_COMMITS.set(false);
-        job.getJobExecutionResult().get();
-        System.out.println("FINISHED");
+        Runtime.getRuntime().halt(0);
     }
 
     private static Set<String> appIds(Path table) {

@@ -73,6 +73,8 @@ enum FlinkLineJob {
                                 "-XX:+UseSerialGC",
                                 // A short run: starting quickly matters more than peak speed.
                                 "-XX:TieredStopAtLevel=1",
+                                // The mini cluster's folders, which a halted JVM leaves.
+                                "-Djava.io.tmpdir=" + temporaryFolder(log),
                                 "--add-opens=java.base/java.lang=ALL-UNNAMED",
                                 "--add-opens=java.base/java.util=ALL-UNNAMED",
                                 "--add-opens=java.base/java.nio=ALL-UNNAMED",
@@ -91,5 +93,9 @@ enum FlinkLineJob {
             process.destroyForcibly().waitFor();
         }
         return new Run(name(), process.exitValue(), Files.readAllLines(log), log);
+    }
+
+    private static Path temporaryFolder(Path log) throws IOException {
+        return Files.createDirectories(log.resolveSibling("tmp"));
     }
 }
