@@ -2,6 +2,7 @@ package io.deltalite.flink.sink;
 
 import io.deltalite.flink.internal.compat.SinkV2;
 import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.sink.SavepointCheck;
 import io.deltalite.flink.internal.sink.Serializers;
 import io.deltalite.flink.internal.sink.SinkConfig;
 import io.deltalite.flink.internal.sink.SinkTopology;
@@ -116,6 +117,7 @@ public final class DeltaLiteSink
                             + " stream: DeltaLiteSink.forTable(...)...build() for each sinkTo().");
         }
         inputId = input.getId();
+        SavepointCheck.checkRestorable(input.getExecutionEnvironment().getConfiguration());
         return SinkTopology.distribute(config, input);
     }
 
