@@ -104,8 +104,9 @@ final class FileJournal implements AttemptJournal {
                 (HEARTBEAT_HEADER + interval.toMillis() + "\n").getBytes(StandardCharsets.UTF_8);
         try {
             fileIO.mkdirs(directory(appId));
-            // Written as a note is rewritten: a reader never sees a torn heartbeat.
-            replace(appId, path, content);
+            // Replaced as a whole: a PUT on S3, a rename over the old one on local and HDFS
+            // storage (RenamingFileIO), so a reader never sees a torn heartbeat.
+            write(path, content);
         } catch (IOException | RuntimeException e) {
             throw new UncheckedIOException(
                     "Cannot refresh the heartbeat " + path,
