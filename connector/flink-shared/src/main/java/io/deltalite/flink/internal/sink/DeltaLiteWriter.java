@@ -102,7 +102,6 @@ final class DeltaLiteWriter
                         merge.appId(),
                         AttemptJournal.writer(subtask),
                         config.heartbeatInterval());
-        heartbeat.start();
         this.lastCheckpointId = context.getRestoredCheckpointId().orElse(0);
         List<PendingCheckpoint> pending = new ArrayList<>();
         restored.forEach(state -> pending.addAll(state.pending()));
@@ -118,6 +117,8 @@ final class DeltaLiteWriter
                 subtask,
                 table.location(),
                 pending.size());
+        // Last: a constructor that throws is never closed, and would leave it beating.
+        heartbeat.start();
     }
 
     @Override
