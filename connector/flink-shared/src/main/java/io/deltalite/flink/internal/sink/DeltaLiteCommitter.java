@@ -95,10 +95,6 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
         }
         try {
             outcome = committer().commit(committable);
-            if (endsLineage) {
-                table.journal().removeHeartbeats(ownAppId, Long.MAX_VALUE);
-                table.journal().removeLineage(ownAppId);
-            }
         } catch (UncheckedIOException e) {
             restartHeartbeatIf(endsLineage);
             LOG.warn(
@@ -115,6 +111,9 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
         } catch (RuntimeException e) {
             restartHeartbeatIf(endsLineage);
             throw e;
+        }
+        if (endsLineage) {
+            removeHeartbeats();
         }
         FaultInjection.at(FaultInjection.Point.AFTER_COMMIT, config.location());
         long millis = (System.nanoTime() - started) / 1_000_000;
@@ -146,6 +145,21 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
                         outcome.remergedPartitions(),
                         describe(outcome.stats()));
             }
+        }
+    }
+
+    /** Once the lineage ended: best effort, like the rest of its cleanup. */
+    private void removeHeartbeats() {
+        try {
+            table.journal().removeHeartbeats(ownAppId, Long.MAX_VALUE);
+            table.journal().removeLineage(ownAppId);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Could not remove the heartbeats of the finished job from {}: {}. A"
+                            + " maintenance pass removes them once they are older than its"
+                            + " retention.",
+                    config.location(),
+                    e.toString());
         }
     }
 
