@@ -13,9 +13,11 @@ import java.util.Objects;
  *
  * @param location the table
  * @param tableVersion the table version whose log the pass decided from
- * @param retention a lineage with a note or a commit younger than this is live
+ * @param retention a lineage with a note, a heartbeat or a commit younger than this is live: the
+ *     retention the pass was given, or the table's {@code delta.deletedFileRetentionDuration} when
+ *     that is longer
  * @param dryRun whether the pass only reported
- * @param lineages every lineage with notes in the journal, in app id order
+ * @param lineages every lineage with notes or a heartbeat in the journal, in app id order
  */
 public record MaintenanceReport(
         String location,
@@ -32,13 +34,19 @@ public record MaintenanceReport(
 
     /** Whether a lineage may still commit. */
     public enum State {
-        /** A note or a commit of it is younger than the retention: it stays untouched. */
+        /**
+         * A note, a heartbeat or a commit of it is younger than the retention: it stays untouched.
+         */
         LIVE,
-        /** Neither a note nor a commit of it is younger than the retention: its leftovers go. */
+        /**
+         * No note, no heartbeat and no commit of it is younger than the retention: its leftovers
+         * go.
+         */
         DEAD,
         /**
          * Its notes are old, the table records commits of it, and the log no longer reaches back to
-         * the start of the retention period to tell when the last one was: it stays untouched.
+         * the start of the retention period to tell when the last one was; or its heartbeat is old
+         * but its job refreshes it too rarely for the retention to tell: it stays untouched.
          */
         UNDECIDED
     }
@@ -49,7 +57,7 @@ public record MaintenanceReport(
      * @param appId its app id, as the journal names it (a {@code /} in it is noted as {@code _})
      * @param state whether it is live
      * @param reason why it is considered so
-     * @param newestNote when its newest note was written
+     * @param newestNote when its newest note was written; null when it has only a heartbeat
      * @param notes notes removed
      * @param dataFiles data and deletion vector files removed: written for it, referenced by no
      *     version
@@ -73,7 +81,6 @@ public record MaintenanceReport(
             Objects.requireNonNull(appId, "appId");
             Objects.requireNonNull(state, "state");
             Objects.requireNonNull(reason, "reason");
-            Objects.requireNonNull(newestNote, "newestNote");
         }
 
         /** Files removed, of every kind (notes not counted). */
@@ -115,7 +122,7 @@ public record MaintenanceReport(
                         .append(retention)
                         .append(": ")
                         .append(lineages.size())
-                        .append(" lineage(s) with notes, ")
+                        .append(" lineage(s), ")
                         .append(dead().size())
                         .append(" dead; ")
                         .append(dryRun ? "would remove " : "removed ")

@@ -90,6 +90,51 @@ class S3DeadLineageCleanupITCase {
                 .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "d1", 1})));
     }
 
+    /**
+     * On S3 a heartbeat is an object the job replaces; its age is the server's last-modified time.
+     * Fresh, it keeps its lineage live; ten days on it is a stopped job's and goes.
+     */
+    @Test
+    void aHeartbeatOnS3KeepsItsLineageLiveUntilItAges() throws IOException {
+        Map<String, String> hadoopOptions = S3.server().hadoopOptions();
+        String table = "s3a://" + S3.server().createBucket() + "/orders";
+        StorageSettings storage = StorageSettings.of(hadoopOptions);
+        try (S3UpsertHarness job =
+                S3UpsertHarness.open(
+                        table, storage, S3UpsertHarness.ORDERS, MergeOptions.DEFAULTS, "job")) {
+            job.upsert(1L, "d1", 1);
+            job.commit();
+        }
+        DeltaTable opened =
+                DeltaTable.open(
+                        table,
+                        storage,
+                        MergeOptions.DEFAULTS,
+                        TableDefinition.existingTable(),
+                        false);
+        opened.journal().beat("idle", "c", Duration.ofHours(1));
+        opened.journal().beat("idle", "c", Duration.ofHours(1)); // replaced, not added
+        assertThat(objects(table, hadoopOptions))
+                .filteredOn(key -> key.contains("_deltalite/journal/idle/"))
+                .containsExactly("/_deltalite/journal/idle/c.heartbeat");
+        DeadLineageCleanup cleanup = new DeadLineageCleanup(opened, Duration.ofDays(7));
+
+        MaintenanceReport now = cleanup.run(Instant.now(), false);
+        MaintenanceReport.Lineage idle =
+                now.lineages().stream()
+                        .filter(lineage -> lineage.appId().equals("idle"))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(idle.state()).isEqualTo(MaintenanceReport.State.LIVE);
+        assertThat(idle.reason()).contains("heartbeat of");
+
+        MaintenanceReport later = cleanup.run(Instant.now().plus(Duration.ofDays(10)), false);
+        assertThat(later.dead())
+                .extracting(MaintenanceReport.Lineage::appId)
+                .containsExactly("idle", "job");
+        assertThat(objects(table, hadoopOptions)).noneMatch(key -> key.contains("_deltalite/"));
+    }
+
     private static List<String> objects(String table, Map<String, String> hadoopOptions)
             throws IOException {
         Configuration conf = new Configuration();

@@ -33,13 +33,16 @@ import org.apache.flink.annotation.PublicEvolving;
  * io.deltalite.flink.sink.DeltaLiteMaintenance s3a://lake/orders --dry-run}.
  *
  * <p>A job's lineage — the checkpoints it prepares under its app id — is dead when none of its
- * notes and none of its commits is younger than the retention period (7 days by default, Delta's
- * {@code delta.deletedFileRetentionDuration}), as {@code VACUUM} ages files: a running job writes a
- * note for every checkpoint that writes files and commits, so its lineage is live and the pass may
- * run beside it. A savepoint older than the retention may no longer be restored — as after {@code
- * VACUUM} with the same retention, its commit would be refused for missing files. A file that a
- * version added is never removed; where the log no longer holds the versions that would tell, data
- * files stay for {@code VACUUM} and only the notes and staged keys go.
+ * notes, none of its heartbeats and none of its commits is younger than the retention period (7
+ * days by default, Delta's default {@code delta.deletedFileRetentionDuration}; the table's own
+ * value when it sets a longer one), as {@code VACUUM} ages files: a running job refreshes its
+ * heartbeat every {@link DeltaLiteOptions#HEARTBEAT_INTERVAL}, also without input, so its lineage
+ * is live and the pass may run beside it. A lineage whose heartbeat is old but refreshed more
+ * rarely than half the retention is left undecided. A savepoint older than the retention may no
+ * longer be restored — as after {@code VACUUM} with the same retention, its commit would be refused
+ * for missing files. A file that a version added is never removed; where the log no longer holds
+ * the versions that would tell, data files stay for {@code VACUUM} and only the notes and staged
+ * keys go.
  */
 @PublicEvolving
 public final class DeltaLiteMaintenance {
@@ -54,8 +57,10 @@ public final class DeltaLiteMaintenance {
                     "which will never run again left in a deltalite-written Delta table.",
                     "Options:",
                     "  --dry-run                  report what would be removed, remove nothing",
-                    "  --retention <duration>     a job with a note or commit younger than this is",
-                    "                             alive (default 7d; e.g. 7d, 36h, 90m, PT12H)",
+                    "  --retention <duration>     a job with a note, heartbeat or commit younger",
+                    "                             than this is alive (default 7d; e.g. 7d, 36h,",
+                    "                             90m, PT12H; the table's longer",
+                    "                             delta.deletedFileRetentionDuration wins)",
                     "  --allow-short-retention    allow a retention below 7 days: a job stopped",
                     "                             longer than it can no longer be resumed",
                     "  --hadoop <key>=<value>     a Hadoop setting of the table's file system,",
@@ -77,8 +82,11 @@ public final class DeltaLiteMaintenance {
     }
 
     /**
-     * A lineage with a note or a commit younger than {@code retention} is live and left alone.
-     * Shorter than {@link #DEFAULT_RETENTION} only with {@link #allowShortRetention()}.
+     * A lineage with a note, a heartbeat or a commit younger than {@code retention} is live and
+     * left alone. Shorter than {@link #DEFAULT_RETENTION} only with {@link #allowShortRetention()};
+     * a table whose {@code delta.deletedFileRetentionDuration} is longer gets that instead. To
+     * judge running jobs by their heartbeats it must be at least twice the sinks' {@link
+     * DeltaLiteOptions#HEARTBEAT_INTERVAL}.
      */
     public DeltaLiteMaintenance retention(Duration retention) {
         Objects.requireNonNull(retention, "retention");

@@ -185,6 +185,18 @@ public final class DeltaLiteOptions {
                                     + " also a single hot one; meant for deletion-vector tables)."
                                     + " See Distribution.");
 
+    public static final ConfigOption<java.time.Duration> HEARTBEAT_INTERVAL =
+            ConfigOptions.key("heartbeat-interval")
+                    .durationType()
+                    .defaultValue(java.time.Duration.ofHours(1))
+                    .withDescription(
+                            "How often each running writer and the committer refresh the job's"
+                                    + " heartbeat in the table's _deltalite/journal/<app id>/,"
+                                    + " which tells the maintenance pass (DeltaLiteMaintenance)"
+                                    + " that the job is alive even when it has no input. A pass"
+                                    + " judges a job by its heartbeat only with a retention of at"
+                                    + " least twice this interval.");
+
     public static final ConfigOption<Double> DV_REWRITE_THRESHOLD =
             ConfigOptions.key("dv.rewrite-threshold")
                     .doubleType()

@@ -187,6 +187,12 @@ public final class DeltaLiteConnectorOptions {
                     .defaultValue(DeltaLiteOptions.COMMIT_RETRIES.defaultValue())
                     .withDescription(DeltaLiteOptions.COMMIT_RETRIES.description());
 
+    public static final ConfigOption<java.time.Duration> SINK_HEARTBEAT_INTERVAL =
+            ConfigOptions.key("sink." + DeltaLiteOptions.HEARTBEAT_INTERVAL.key())
+                    .durationType()
+                    .defaultValue(DeltaLiteOptions.HEARTBEAT_INTERVAL.defaultValue())
+                    .withDescription(DeltaLiteOptions.HEARTBEAT_INTERVAL.description());
+
     public static final ConfigOption<NullKeyPolicy> SINK_NULL_KEY_POLICY =
             ConfigOptions.key("sink." + DeltaLiteOptions.NULL_KEY_POLICY.key())
                     .enumType(NullKeyPolicy.class)

@@ -65,6 +65,7 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_COMPACTION_MAX_BYTES_PER_CHECKPOINT,
                 DeltaLiteConnectorOptions.SINK_COMPACTION_DELETED_ROWS_THRESHOLD,
                 DeltaLiteConnectorOptions.SINK_COMMIT_RETRIES,
+                DeltaLiteConnectorOptions.SINK_HEARTBEAT_INTERVAL,
                 DeltaLiteConnectorOptions.SINK_NULL_KEY_POLICY,
                 DeltaLiteConnectorOptions.SINK_S3_SINGLE_WRITER);
     }
@@ -189,6 +190,11 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_COMMIT_RETRIES,
                 DeltaLiteOptions.COMMIT_RETRIES);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_HEARTBEAT_INTERVAL,
+                DeltaLiteOptions.HEARTBEAT_INTERVAL);
         copy(
                 options,
                 builder,

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.deltalite.flink.internal.delta.KernelTableReader;
 import io.deltalite.flink.internal.merge.TableDefinition;
 import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.sink.FaultInjection;
+import io.deltalite.flink.internal.sink.FaultInjection.Point;
 import io.deltalite.flink.sink.MaintenanceReport.State;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
@@ -17,11 +19,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -114,6 +119,86 @@ class DeltaLiteMaintenanceITCase {
         assertThat(DeltaHistory.journalNotes(table)).isEmpty();
         assertThat(DeltaHistory.uncommittedDataFiles(table)).isEmpty();
         assertThat(KilledJobs.stagedKeyFiles(table)).isEmpty();
+    }
+
+    /**
+     * A batch run whose writers end at different times: one writer finished and noted its last
+     * results, which the committer commits only when the other writer ends; the other is running
+     * but gets no further (here: it waits), so for longer than the retention the job writes no note
+     * and no commit. The job is alive and proves it: a pass must leave its files alone, and the
+     * finished writer's rows reach the table.
+     */
+    @Test
+    void anIdleRunningJobWhoseFinishedWriterHoldsNotedResultsKeepsThemThroughAPass()
+            throws Exception {
+        Path table = dir.resolve("idle");
+        List<ChangeScript.Change> changes = new ArrayList<>();
+        for (long id = 0; id < 2_000; id++) {
+            changes.add(
+                    new ChangeScript.Change(
+                            RowKind.INSERT,
+                            new Object[] {id, "2024-01-0" + (1 + id % 3), (int) id, "idle"}));
+        }
+        ChangeScript script = ChangeScript.of(changes);
+        CountDownLatch release = new CountDownLatch(1);
+        FaultInjection.arm(
+                Point.WRITE,
+                (location, occurrence) -> {
+                    // The writer that gets the first record waits; the other one ends.
+                    if (occurrence == 1) {
+                        release.await(2, TimeUnit.MINUTES);
+                    }
+                });
+        try {
+            StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(150), 0);
+            env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+            SinkJobs.sink(
+                    SinkJobs.changes(env, script, 100_000),
+                    DeltaLiteSink.forTable(table.toString())
+                            .rowType(script.rowType())
+                            .primaryKey(script.primaryKey())
+                            .partitionKey("day")
+                            .option(DeltaLiteOptions.DISTRIBUTION, "key")
+                            .option(DeltaLiteOptions.HEARTBEAT_INTERVAL, Duration.ofMillis(300))
+                            .build(),
+                    2);
+            JobClient job = env.executeAsync("idle beside maintenance");
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (DeltaHistory.journalNotes(table).stream()
+                    .noneMatch(note -> note.endsWith(".files"))) {
+                assertThat(System.nanoTime()).as("the finished writer's note").isLessThan(deadline);
+                Thread.sleep(50);
+            }
+            Duration retention = Duration.ofSeconds(3);
+            Thread.sleep(retention.toMillis() + 1_000);
+
+            MaintenanceReport report =
+                    DeltaLiteMaintenance.forTable(table.toString())
+                            .retention(retention)
+                            .allowShortRetention()
+                            .run();
+            release.countDown();
+            job.getJobExecutionResult().get(2, TimeUnit.MINUTES);
+
+            assertThat(DeltaHistory.missingReferencedFiles(table))
+                    .as("files the table references")
+                    .isEmpty();
+            assertTableEquals(table, script.expected());
+            assertThat(report.lineages())
+                    .as("lineages of the running job")
+                    .isNotEmpty()
+                    .allSatisfy(
+                            lineage -> {
+                                assertThat(lineage.state())
+                                        .as("%s: %s", lineage.appId(), lineage.reason())
+                                        .isEqualTo(State.LIVE);
+                                assertThat(lineage.reason()).contains("heartbeat");
+                            });
+            assertThat(DeltaHistory.journalNotes(table)).isEmpty();
+        } finally {
+            release.countDown();
+            FaultInjection.disarmAll();
+        }
     }
 
     private static MaintenanceReport.Lineage lineage(MaintenanceReport report, String appId) {

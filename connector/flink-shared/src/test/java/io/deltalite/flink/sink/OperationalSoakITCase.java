@@ -82,6 +82,12 @@ class OperationalSoakITCase {
     /** The retention of the maintenance passes during the run. */
     private static final int MAINTENANCE_RETENTION_SECONDS = 30;
 
+    /**
+     * How often the jobs refresh their heartbeats: a pass judges by heartbeats only with a
+     * retention of at least twice this.
+     */
+    private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(2);
+
     /** Keys of the other writer: far from the script's. */
     private static final long OTHER_KEYS = 10_000_000L;
 
@@ -196,10 +202,13 @@ class OperationalSoakITCase {
         assertUnreferencedFilesAreDocumented(table, lastAppId(table));
         assertThat(maintenanceFailures).as("failed maintenance passes").isEmpty();
 
-        // Every job has ended: a pass that ages nothing removes what they all left.
+        // Every job has ended: once the last heartbeat and note are older than twice the
+        // heartbeat interval, a pass with that retention removes what they all left.
+        Duration lastRetention = HEARTBEAT_INTERVAL.multipliedBy(2);
+        Thread.sleep(lastRetention.toMillis() + 1_000);
         MaintenanceReport lastPass =
                 DeltaLiteMaintenance.forTable(table.toString())
-                        .retention(Duration.ZERO)
+                        .retention(lastRetention)
                         .allowShortRetention()
                         .run();
         System.out.printf("soak: last maintenance pass: %s%n", lastPass);
@@ -275,7 +284,8 @@ class OperationalSoakITCase {
                         .primaryKey(script.primaryKey())
                         .partitionKey("day")
                         .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("128kb"))
-                        .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("256kb"));
+                        .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("256kb"))
+                        .option(DeltaLiteOptions.HEARTBEAT_INTERVAL, HEARTBEAT_INTERVAL);
         if (fixedAppId) {
             sink.appId("soak");
         }

@@ -138,6 +138,17 @@ final class DeltaTableSnapshot implements TableSnapshot {
     }
 
     @Override
+    public java.util.Optional<java.time.Duration> deletedFileRetention() {
+        if (!snapshot.getTableProperties().containsKey(DELETED_FILE_RETENTION)) {
+            return java.util.Optional.empty(); // Delta's default applies: the pass's floor
+        }
+        return java.util.Optional.of(
+                java.time.Duration.ofMillis(KernelInternals.deletedFileRetentionMillis(snapshot)));
+    }
+
+    private static final String DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration";
+
+    @Override
     public boolean allowsDeletionVectors() {
         return KernelInternals.tableFeatures(snapshot).contains("deletionVectors")
                 && "true"

@@ -20,13 +20,17 @@ import org.slf4j.LoggerFactory;
  * The attempt journal as small files under {@code <table>/_deltalite/journal/<appId>/}: one file
  * {@code <checkpoint>-<owner>.files} per owner and checkpoint. The first line is {@code
  * #deltalite-journal 2 <notCommittedAt>}, then one file path per line. (Files of the first format
- * are named {@code <checkpoint>-<subtask>.files} and hold only paths.) Delta readers and {@code
- * VACUUM} ignore directories starting with an underscore.
+ * are named {@code <checkpoint>-<subtask>.files} and hold only paths.) Beside them, one {@code
+ * <owner>.heartbeat} per writer subtask and committer of a running job, whose single line {@code
+ * #deltalite-heartbeat 1 <interval millis>} says how often it is refreshed; its modification time
+ * is what counts. Delta readers and {@code VACUUM} ignore directories starting with an underscore.
  */
 final class FileJournal implements AttemptJournal {
     private static final Logger LOG = LoggerFactory.getLogger(FileJournal.class);
     private static final String SUFFIX = ".files";
     private static final String HEADER = "#deltalite-journal 2 ";
+    private static final String HEARTBEAT_SUFFIX = ".heartbeat";
+    private static final String HEARTBEAT_HEADER = "#deltalite-heartbeat 1 ";
 
     private final String tableLocation;
     private final FileIO fileIO;
@@ -71,10 +75,7 @@ final class FileJournal implements AttemptJournal {
                 write(path, content);
             } else {
                 // A note that grows: the old one stays whole until the new one replaces it.
-                String temporary = directory(entry.appId()) + "." + UUID.randomUUID() + ".tmp";
-                write(temporary, content);
-                fileIO.copyFileAtomically(temporary, path, true);
-                fileIO.delete(temporary);
+                replace(entry.appId(), path, content);
             }
         } catch (IOException | RuntimeException e) {
             throw new UncheckedIOException(
@@ -85,6 +86,46 @@ final class FileJournal implements AttemptJournal {
                             + "; the checkpoint is not taken. Check that the table location is"
                             + " writable.",
                     e instanceof IOException io ? io : new IOException(e));
+        }
+    }
+
+    /** Replaces the file at {@code path} in the folder of {@code appId} as a whole. */
+    private void replace(String appId, String path, byte[] content) throws IOException {
+        String temporary = directory(appId) + "." + UUID.randomUUID() + ".tmp";
+        write(temporary, content);
+        fileIO.copyFileAtomically(temporary, path, true);
+        fileIO.delete(temporary);
+    }
+
+    @Override
+    public void beat(String appId, String owner, java.time.Duration interval) {
+        String path = directory(appId) + owner + HEARTBEAT_SUFFIX;
+        byte[] content =
+                (HEARTBEAT_HEADER + interval.toMillis() + "\n").getBytes(StandardCharsets.UTF_8);
+        try {
+            fileIO.mkdirs(directory(appId));
+            // Replaced as a whole: a PUT on S3, a rename over the old one on local and HDFS
+            // storage (RenamingFileIO), so a reader never sees a torn heartbeat.
+            write(path, content);
+        } catch (IOException | RuntimeException e) {
+            throw new UncheckedIOException(
+                    "Cannot refresh the heartbeat " + path,
+                    e instanceof IOException io ? io : new IOException(e));
+        }
+    }
+
+    @Override
+    public void removeHeartbeats(String appId, long writtenBeforeMillis) {
+        for (org.apache.hadoop.fs.FileStatus file : list(directory(appId))) {
+            if (file.isFile()
+                    && isHeartbeat(file.getPath().getName())
+                    && file.getModificationTime() < writtenBeforeMillis) {
+                try {
+                    fileIO.delete(file.getPath().toString());
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("Could not remove the heartbeat {}: {}", file.getPath(), e.toString());
+                }
+            }
         }
     }
 
@@ -169,24 +210,56 @@ final class FileJournal implements AttemptJournal {
                 continue;
             }
             long newest = -1;
+            org.apache.hadoop.fs.FileStatus heartbeat = null;
             for (org.apache.hadoop.fs.FileStatus file : list(folder.getPath().toString())) {
-                if (file.isFile() && isNote(file.getPath().getName())) {
+                if (!file.isFile()) {
+                    continue;
+                }
+                String name = file.getPath().getName();
+                if (isNote(name)) {
                     newest = Math.max(newest, file.getModificationTime());
+                } else if (isHeartbeat(name)
+                        && (heartbeat == null
+                                || file.getModificationTime() > heartbeat.getModificationTime())) {
+                    heartbeat = file;
                 }
             }
-            if (newest >= 0) {
-                lineages.add(new Lineage(folder.getPath().getName(), newest));
+            if (newest >= 0 || heartbeat != null) {
+                lineages.add(
+                        new Lineage(
+                                folder.getPath().getName(),
+                                newest,
+                                java.util.Optional.ofNullable(heartbeat).map(this::heartbeat)));
             }
         }
         lineages.sort(java.util.Comparator.comparing(Lineage::appId));
         return lineages;
     }
 
+    /** The heartbeat in {@code file}; of an unknown interval when it cannot be read. */
+    private Heartbeat heartbeat(org.apache.hadoop.fs.FileStatus file) {
+        java.time.Duration interval = Heartbeat.UNKNOWN_INTERVAL;
+        String path = file.getPath().toString();
+        try (InputStream in = fileIO.newInputFile(path, file.getLen()).newStream()) {
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (text.startsWith(HEARTBEAT_HEADER)) {
+                interval =
+                        java.time.Duration.ofMillis(
+                                Long.parseLong(text.substring(HEARTBEAT_HEADER.length()).trim()));
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Could not read the heartbeat {}: {}", path, e.toString());
+        }
+        return new Heartbeat(file.getModificationTime(), interval);
+    }
+
     @Override
     public void removeLineage(String appId) {
         String folder = directory(appId);
         List<org.apache.hadoop.fs.FileStatus> files = list(folder);
-        if (files.stream().anyMatch(file -> isNote(file.getPath().getName()))) {
+        if (files.stream()
+                .map(file -> file.getPath().getName())
+                .anyMatch(name -> isNote(name) || isHeartbeat(name))) {
             return;
         }
         try {
@@ -204,6 +277,10 @@ final class FileJournal implements AttemptJournal {
 
     private static boolean isNote(String name) {
         return name.endsWith(SUFFIX) && !name.startsWith(".") && name.indexOf('-') > 0;
+    }
+
+    private static boolean isHeartbeat(String name) {
+        return name.endsWith(HEARTBEAT_SUFFIX) && !name.startsWith(".");
     }
 
     /** The entries of a folder, none when it does not exist. */

@@ -192,6 +192,12 @@ final class KernelInternals {
                 .writeCheckSum(engine, checksum);
     }
 
+    /** The table's {@code delta.deletedFileRetentionDuration}, in milliseconds. */
+    static long deletedFileRetentionMillis(Snapshot snapshot) {
+        return io.delta.kernel.internal.TableConfig.TOMBSTONE_RETENTION.fromMetadata(
+                ((io.delta.kernel.internal.SnapshotImpl) snapshot).getMetadata());
+    }
+
     /** The table's {@code delta.logRetentionDuration}, in milliseconds. */
     static long logRetentionMillis(Snapshot snapshot) {
         return io.delta.kernel.internal.TableConfig.LOG_RETENTION.fromMetadata(

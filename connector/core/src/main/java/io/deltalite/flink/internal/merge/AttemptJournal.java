@@ -1,7 +1,10 @@
 package io.deltalite.flink.internal.merge;
 
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where the files of a checkpoint are noted before the checkpoint can become committable, so that
@@ -70,24 +73,70 @@ public interface AttemptJournal {
     void remove(Entry entry);
 
     /**
-     * A lineage that has notes in the journal.
+     * A lineage that has notes or a heartbeat in the journal.
      *
      * @param appId the app id as the journal names it (a {@code /} in it is noted as {@code _})
-     * @param newestNoteMillis when the newest of its notes was written, in epoch milliseconds
+     * @param newestNoteMillis when the newest of its notes was written, in epoch milliseconds; -1
+     *     when it has none
+     * @param heartbeat its newest heartbeat, if a running job of it ever wrote one
      */
-    record Lineage(String appId, long newestNoteMillis) {
+    record Lineage(String appId, long newestNoteMillis, Optional<Heartbeat> heartbeat) {
         public Lineage {
             Objects.requireNonNull(appId, "appId");
+            Objects.requireNonNull(heartbeat, "heartbeat");
+        }
+
+        /** A lineage without a heartbeat (a job of a version that wrote none, or a tool's). */
+        public Lineage(String appId, long newestNoteMillis) {
+            this(appId, newestNoteMillis, Optional.empty());
+        }
+
+        public boolean hasNotes() {
+            return newestNoteMillis >= 0;
         }
     }
 
-    /** Every lineage with at least one note, in app id order. */
+    /**
+     * The newest heartbeat of a lineage: a running job refreshes it every {@code interval}, so a
+     * heartbeat much older than that is one a job that stopped left.
+     *
+     * @param writtenMillis when the storage last wrote it, in epoch milliseconds (the storage's
+     *     clock, as for notes)
+     * @param interval how often the job that wrote it refreshes it; {@link #UNKNOWN_INTERVAL} when
+     *     the heartbeat cannot be read
+     */
+    record Heartbeat(long writtenMillis, Duration interval) {
+        /** The interval of a heartbeat whose content cannot be read. */
+        public static final Duration UNKNOWN_INTERVAL = ChronoUnit.FOREVER.getDuration();
+
+        public Heartbeat {
+            Objects.requireNonNull(interval, "interval");
+        }
+    }
+
+    /**
+     * Writes or refreshes the heartbeat of {@code owner} (a writer subtask or the committer) in the
+     * lineage of {@code appId}: proof for a maintenance pass that a job of the lineage is running,
+     * also when it has no input and so writes no notes and no commits.
+     *
+     * @param interval how often the owner refreshes it
+     */
+    void beat(String appId, String owner, Duration interval);
+
+    /**
+     * Removes the heartbeats of {@code appId} written before {@code writtenBeforeMillis} (epoch
+     * milliseconds): {@code Long.MAX_VALUE} once the lineage ended; a maintenance pass only those
+     * older than its retention, never one a job wrote while the pass ran.
+     */
+    void removeHeartbeats(String appId, long writtenBeforeMillis);
+
+    /** Every lineage with at least one note or a heartbeat, in app id order. */
     List<Lineage> lineages();
 
     /**
      * Removes what is left of a lineage once its entries are removed: temporary files of notes that
      * a crash left unpublished, and the lineage's folder. Nothing is removed while it holds an
-     * entry.
+     * entry or a heartbeat.
      */
     void removeLineage(String appId);
 }

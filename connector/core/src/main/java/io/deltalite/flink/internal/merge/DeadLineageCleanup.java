@@ -5,7 +5,6 @@ import io.deltalite.flink.sink.MaintenanceReport.State;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -21,11 +20,17 @@ import org.slf4j.LoggerFactory;
  * that was cancelled, or stopped and never resumed, leaves behind (see {@link FileReclaimer}).
  *
  * <p><b>Dead</b> is decided as {@code VACUUM} decides that an unreferenced file may go: by age. A
- * lineage is dead when none of its notes and no commit of its app id is younger than the retention
- * period. A running job writes a note for every checkpoint that writes files, and commits, so its
- * lineage is live; a savepoint older than the retention period is one {@code VACUUM} has already
- * taken files from. A lineage whose notes are old but whose commits the log can no longer date is
- * left alone.
+ * lineage is dead when none of its notes, none of its heartbeats and no commit of its app id is
+ * younger than the retention period. A running job refreshes a heartbeat in its journal folder
+ * ({@link LineageHeartbeat}) even when it has no input, so its lineage is live; a savepoint older
+ * than the retention period is one {@code VACUUM} has already taken files from. Ages are the
+ * storage's modification times of notes and heartbeats (and the log's commit times) against the
+ * pass's clock. A lineage whose notes are old but whose commits the log can no longer date is left
+ * alone, and so is one whose job refreshes its heartbeat too rarely for the retention to tell it
+ * from a stopped one.
+ *
+ * <p>The retention is never shorter than the table's own {@code delta.deletedFileRetentionDuration}
+ * when the table sets one: the longer of the two applies.
  *
  * <p>Of a dead lineage's checkpoints, those the log shows committed or skipped lose the files the
  * commit did not take; those never committed lose all their files; staged key files always go. The
@@ -54,20 +59,34 @@ public final class DeadLineageCleanup {
     }
 
     /**
-     * Decides every lineage with notes, and removes what the dead ones left unless {@code dryRun}.
+     * Decides every lineage with notes or a heartbeat, and removes what the dead ones left unless
+     * {@code dryRun}.
      *
-     * @param now the current time, against which notes and commits are aged
+     * @param now the current time, against which notes, heartbeats and commits are aged
      */
     public MaintenanceReport run(Instant now, boolean dryRun) {
-        long cutoff = now.minus(retention).toEpochMilli();
         TableSnapshot snapshot = table.latestSnapshot();
+        Duration effective = effectiveRetention(snapshot);
+        long cutoff = now.minus(effective).toEpochMilli();
         RecentCommits recent = new RecentCommits(snapshot, cutoff);
         List<MaintenanceReport.Lineage> lineages = new ArrayList<>();
         for (AttemptJournal.Lineage lineage : table.journal().lineages()) {
-            Instant newestNote = Instant.ofEpochMilli(lineage.newestNoteMillis());
+            Instant newestNote =
+                    lineage.hasNotes() ? Instant.ofEpochMilli(lineage.newestNoteMillis()) : null;
             String appId = lineage.appId();
             if (lineage.newestNoteMillis() >= cutoff) {
                 lineages.add(untouched(appId, State.LIVE, "a note of " + newestNote, newestNote));
+                continue;
+            }
+            Optional<AttemptJournal.Heartbeat> heartbeat = lineage.heartbeat();
+            if (heartbeat.isPresent() && heartbeat.get().writtenMillis() >= cutoff) {
+                lineages.add(
+                        untouched(
+                                appId,
+                                State.LIVE,
+                                "its job is running: a heartbeat of "
+                                        + Instant.ofEpochMilli(heartbeat.get().writtenMillis()),
+                                newestNote));
                 continue;
             }
             if (recordedByTable(snapshot, appId)) {
@@ -96,13 +115,71 @@ public final class DeadLineageCleanup {
                     continue;
                 }
             }
+            if (heartbeat.isPresent() && refreshedTooRarely(heartbeat.get(), effective)) {
+                lineages.add(
+                        new MaintenanceReport.Lineage(
+                                appId,
+                                State.UNDECIDED,
+                                "its newest heartbeat, of "
+                                        + Instant.ofEpochMilli(heartbeat.get().writtenMillis())
+                                        + ", is older than the retention, but its job refreshes it"
+                                        + " only every "
+                                        + describe(heartbeat.get().interval())
+                                        + ": a retention of "
+                                        + effective
+                                        + " cannot tell a running job from a stopped one. Use a"
+                                        + " retention of at least twice the sink's"
+                                        + " heartbeat-interval",
+                                newestNote,
+                                0,
+                                0,
+                                0,
+                                0,
+                                0));
+                continue;
+            }
             lineages.add(removeLeftovers(appId, cutoff, newestNote, dryRun));
         }
         MaintenanceReport report =
                 new MaintenanceReport(
-                        table.location(), snapshot.version(), retention, dryRun, lineages);
+                        table.location(), snapshot.version(), effective, dryRun, lineages);
         LOG.info("{}", report);
         return report;
+    }
+
+    /**
+     * The retention this pass applies to {@code snapshot}'s table: the one it was given, or the
+     * table's {@code delta.deletedFileRetentionDuration} when that is longer — readers of older
+     * versions were promised their files for that long.
+     */
+    Duration effectiveRetention(TableSnapshot snapshot) {
+        Optional<Duration> table = snapshot.deletedFileRetention();
+        if (table.isPresent() && table.get().compareTo(retention) > 0) {
+            LOG.info(
+                    "Using the retention of {} that table {} sets"
+                            + " (delta.deletedFileRetentionDuration) instead of the shorter {}.",
+                    table.get(),
+                    this.table.location(),
+                    retention);
+            return table.get();
+        }
+        return retention;
+    }
+
+    /**
+     * Whether a job refreshing its heartbeat this rarely might, while running, have none younger
+     * than the retention: the retention must be at least twice the interval (the other half is the
+     * margin for a slow write, a pause, and the skew between the storage's clock and this one).
+     */
+    private static boolean refreshedTooRarely(
+            AttemptJournal.Heartbeat heartbeat, Duration retention) {
+        return heartbeat.interval().compareTo(retention.dividedBy(2)) > 0;
+    }
+
+    private static String describe(Duration interval) {
+        return interval.equals(AttemptJournal.Heartbeat.UNKNOWN_INTERVAL)
+                ? "at an interval its heartbeat does not say"
+                : interval.toString();
     }
 
     /**
@@ -126,15 +203,17 @@ public final class DeadLineageCleanup {
         // the notes, so that whatever was committed before them is seen.
         List<AttemptJournal.Entry> entries = table.journal().entriesNotedBefore(appId, cutoff);
         TableSnapshot snapshot = table.latestSnapshot();
-        Set<String> listed = new LinkedHashSet<>();
         Set<String> deletable = new LinkedHashSet<>();
+        Set<String> kept = new LinkedHashSet<>();
         for (AttemptJournal.Entry entry : entries) {
-            listed.addAll(entry.files());
-            deletable.addAll(deletableFiles(snapshot, entry, entries));
+            Decision decision = decide(snapshot, entry, entries);
+            deletable.addAll(decision.deletable());
+            decision.decided().stream()
+                    .filter(path -> !decision.deletable().contains(path))
+                    .forEach(kept::add);
         }
-        // A file one note keeps (a version added it) stays, whatever another note says.
-        Set<String> kept = new HashSet<>(listed);
-        kept.removeAll(deletable);
+        // A file one note keeps (a version added it, or the log cannot tell) stays, whatever
+        // another note says.
         deletable.removeAll(kept);
 
         int dataFiles = 0;
@@ -163,14 +242,15 @@ public final class DeadLineageCleanup {
         if (!dryRun) {
             reclaimer.delete(existing);
             entries.forEach(table.journal()::remove);
+            // A heartbeat its job wrote while this pass ran stays, and keeps the folder.
+            table.journal().removeHeartbeats(appId, cutoff);
             table.journal().removeLineage(appId);
         }
         return new MaintenanceReport.Lineage(
                 appId,
                 State.DEAD,
-                "its newest note, of "
-                        + newestNote
-                        + ", and its commits are older than the retention",
+                (newestNote == null ? "it has no notes" : "its newest note, of " + newestNote)
+                        + ", its heartbeats and its commits are older than the retention",
                 newestNote,
                 entries.size(),
                 dataFiles,
@@ -179,21 +259,37 @@ public final class DeadLineageCleanup {
                 dataFilesKept);
     }
 
-    /** The files of one note that may go, the lineage being dead. */
-    private List<String> deletableFiles(
+    /**
+     * What one note decides, the lineage being dead.
+     *
+     * @param decided the files the note decides about (an unprepared note leaves those a later note
+     *     took to that note)
+     * @param deletable those of them that may go; the others it keeps
+     */
+    private record Decision(Set<String> decided, Set<String> deletable) {}
+
+    private Decision decide(
             TableSnapshot snapshot, AttemptJournal.Entry entry, List<AttemptJournal.Entry> all) {
         if (WriterJournal.isUnprepared(entry)) {
             // Taken by no checkpoint; those a later note took are that note's to decide.
-            return reclaimer.abandoned(
-                    snapshot, entry.notCommittedAt(), WriterJournal.untaken(entry, all, null));
+            List<String> untaken = WriterJournal.untaken(entry, all, null);
+            return decision(
+                    untaken, reclaimer.abandoned(snapshot, entry.notCommittedAt(), untaken));
         }
         FileReclaimer.Landing landing =
                 reclaimer.find(
                         snapshot, entry.appId(), entry.checkpointId(), entry.notCommittedAt());
         if (!landing.isResolved()) {
-            return reclaimer.abandoned(snapshot, entry.notCommittedAt(), entry.files());
+            return decision(
+                    entry.files(),
+                    reclaimer.abandoned(snapshot, entry.notCommittedAt(), entry.files()));
         }
-        return reclaimer.reclaimable(snapshot, landing, entry.files(), true);
+        return decision(
+                entry.files(), reclaimer.reclaimable(snapshot, landing, entry.files(), true));
+    }
+
+    private static Decision decision(List<String> decided, List<String> deletable) {
+        return new Decision(new LinkedHashSet<>(decided), new LinkedHashSet<>(deletable));
     }
 
     /**

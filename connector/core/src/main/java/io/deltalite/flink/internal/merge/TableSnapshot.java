@@ -16,6 +16,12 @@ public interface TableSnapshot {
      */
     boolean allowsDeletionVectors();
 
+    /**
+     * The table's {@code delta.deletedFileRetentionDuration} when the table sets it: how long a
+     * file no version references any more must stay, for readers of older versions.
+     */
+    java.util.Optional<java.time.Duration> deletedFileRetention();
+
     /** The highest checkpoint id committed with the transaction id {@code appId}, if any. */
     OptionalLong committedCheckpoint(String appId);
 

@@ -59,6 +59,14 @@ class DeadLineageCleanupRaceTest {
                         journal.removeLineage(a);
                     }
 
+                    public void beat(String a, String owner, java.time.Duration interval) {
+                        journal.beat(a, owner, interval);
+                    }
+
+                    public void removeHeartbeats(String a, long before) {
+                        journal.removeHeartbeats(a, before);
+                    }
+
                     public List<Lineage> lineages() {
                         List<Lineage> l = journal.lineages();
                         // the idle job gets input: its writer notes what it just wrote

@@ -244,6 +244,186 @@ class DeadLineageCleanupTest {
         assertThat(DeltaHistory.journalNotes(dir)).isEmpty();
     }
 
+    /**
+     * A job that runs but has had no input for longer than the retention: its notes (a writer's
+     * results waiting for the job's end) and its commits are old, but it refreshes its heartbeat.
+     * It is alive; nothing of it goes.
+     */
+    @Test
+    void aLineageWhoseJobStillBeatsIsLeftAloneHoweverOldItsNotes() {
+        killJob(RUNNING, 1); // caught with noted results it has not committed yet
+        ageLineage(RUNNING, Duration.ofDays(10));
+        LineageHeartbeat heartbeat =
+                new LineageHeartbeat(
+                        open().journal(), location(), RUNNING, "c", Duration.ofHours(1));
+        heartbeat.start();
+        try {
+            awaitHeartbeat(RUNNING, "c");
+            List<String> before = everyFile();
+
+            MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+            assertThat(lineage(report, RUNNING).state()).isEqualTo(State.LIVE);
+            assertThat(lineage(report, RUNNING).reason()).contains("heartbeat of");
+            assertThat(everyFile()).isEqualTo(before);
+        } finally {
+            heartbeat.stop();
+        }
+    }
+
+    /**
+     * The job stopped beating ten days ago (killed, or cancelled): its heartbeat aged like its
+     * notes, and goes with them — a heartbeat does not keep a dead job alive.
+     */
+    @Test
+    void aHeartbeatThatStoppedAgesAndGoesWithTheLineage() {
+        Leftovers killed = killJob(KILLED, 1);
+        open().journal().beat(KILLED, "w0", Duration.ofHours(1));
+        open().journal().beat(KILLED, "c", Duration.ofHours(1));
+        ageLineage(KILLED, Duration.ofDays(10));
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.DEAD);
+        assertThat(lineage(report, KILLED).dataFiles()).isEqualTo(killed.uncommitted().size());
+        assertThat(Files.exists(dir.resolve("_deltalite/journal/" + KILLED))).isFalse();
+    }
+
+    /**
+     * A lineage with nothing but an old heartbeat (a job with no pending notes that was cancelled)
+     * is reported and its heartbeat removed; one with a fresh heartbeat is live.
+     */
+    @Test
+    void aLineageWithOnlyAHeartbeatIsLiveWhileItBeatsAndRemovedOnceItStopped() {
+        UpsertHarness.open(location(), TestDefinitions.ITEMS, MergeOptions.DEFAULTS, RUNNING)
+                .close(); // the table
+        open().journal().beat(KILLED, "c", Duration.ofHours(1));
+        ageLineage(KILLED, Duration.ofDays(10));
+        open().journal().beat(RUNNING, "c", Duration.ofHours(1));
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.DEAD);
+        assertThat(lineage(report, KILLED).newestNote()).isNull();
+        assertThat(lineage(report, RUNNING).state()).isEqualTo(State.LIVE);
+        assertThat(DeltaHistory.journalNotes(dir)).containsExactly(RUNNING + "/c.heartbeat");
+    }
+
+    /**
+     * A job refreshing its heartbeat only every five days cannot be told from a stopped one by a
+     * retention of seven: the lineage is left undecided, nothing goes, and the report says what to
+     * change.
+     */
+    @Test
+    void aHeartbeatRefreshedTooRarelyForTheRetentionLeavesTheLineageUndecided() {
+        killJob(KILLED, 1);
+        open().journal().beat(KILLED, "c", Duration.ofDays(5));
+        ageLineage(KILLED, Duration.ofDays(10));
+        List<String> before = everyFile();
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.UNDECIDED);
+        assertThat(lineage(report, KILLED).reason())
+                .contains("PT120H")
+                .contains("at least twice the sink's heartbeat-interval");
+        assertThat(everyFile()).isEqualTo(before);
+    }
+
+    /**
+     * A table that keeps deleted files for 30 days (delta.deletedFileRetentionDuration): a pass
+     * given 7 days uses the table's 30, so a job stopped ten days ago is still live.
+     */
+    @Test
+    void aTableThatKeepsDeletedFilesLongerGetsItsOwnRetention() {
+        TableDefinition keepsLonger =
+                new TableDefinition(
+                        TestDefinitions.ITEMS.columns(),
+                        TestDefinitions.ITEMS.primaryKey(),
+                        List.of(),
+                        Map.of("delta.deletedFileRetentionDuration", "interval 30 days"));
+        KilledJobs.kill(dir, keepsLonger, KILLED, 1, id -> new Object[] {id, "v" + id});
+        ageLineage(KILLED, Duration.ofDays(10));
+        List<String> before = everyFile();
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(report.retention()).isEqualTo(Duration.ofDays(30));
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.LIVE);
+        assertThat(everyFile()).isEqualTo(before);
+
+        ageLineage(KILLED, Duration.ofDays(31));
+        assertThat(lineage(cleanup().run(Instant.now(), false), KILLED).state())
+                .isEqualTo(State.DEAD);
+    }
+
+    /**
+     * A table that keeps deleted files for one day only: the pass keeps the retention it was given.
+     */
+    @Test
+    void aTableThatKeepsDeletedFilesShorterDoesNotShortenTheRetention() {
+        TableDefinition keepsShorter =
+                new TableDefinition(
+                        TestDefinitions.ITEMS.columns(),
+                        TestDefinitions.ITEMS.primaryKey(),
+                        List.of(),
+                        Map.of("delta.deletedFileRetentionDuration", "interval 1 days"));
+        KilledJobs.kill(dir, keepsShorter, KILLED, 1, id -> new Object[] {id, "v" + id});
+        ageLineage(KILLED, Duration.ofDays(3));
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(report.retention()).isEqualTo(RETENTION);
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.LIVE);
+    }
+
+    /**
+     * Two notes of one dead lineage list the same file: the note of checkpoint 1, whose version
+     * added it, keeps it; the note of checkpoint 2, never committed and noted after that version,
+     * would delete it. It stays: the table references it.
+     */
+    @Test
+    void aFileOneNoteKeepsStaysWhateverAnotherNoteOfTheLineageSays() {
+        long before;
+        try (UpsertHarness job =
+                UpsertHarness.open(
+                        location(), TestDefinitions.ITEMS, MergeOptions.DEFAULTS, KILLED)) {
+            before = KernelTableReader.latestVersion(location());
+            job.upsert(1L, "a");
+            job.commitAs(1);
+        }
+        long committedAt = KernelTableReader.latestVersion(location());
+        String committed = KernelTableReader.liveFiles(location()).keySet().iterator().next();
+        DeltaTable table = open();
+        table.journal()
+                .record(new AttemptJournal.Entry(KILLED, 1, "w0", before, List.of(committed)));
+        table.journal()
+                .record(new AttemptJournal.Entry(KILLED, 2, "w1", committedAt, List.of(committed)));
+        ageLineage(KILLED, Duration.ofDays(10));
+
+        MaintenanceReport report = cleanup().run(Instant.now(), false);
+
+        assertThat(lineage(report, KILLED).state()).isEqualTo(State.DEAD);
+        assertThat(lineage(report, KILLED).dataFiles()).isZero();
+        assertThat(lineage(report, KILLED).dataFilesKept()).isEqualTo(1);
+        assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+        assertThat(Rows.sorted(KernelTableReader.readAll(location())))
+                .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "a"})));
+    }
+
+    private void awaitHeartbeat(String appId, String owner) {
+        Path heartbeat = dir.resolve("_deltalite/journal/" + appId + "/" + owner + ".heartbeat");
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!Files.exists(heartbeat)) {
+            assertThat(System.nanoTime()).as("heartbeat %s", heartbeat).isLessThan(deadline);
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
     private Leftovers killJob(String appId, int committed) {
         return KilledJobs.kill(
                 dir, TestDefinitions.ITEMS, appId, committed, id -> new Object[] {id, appId + id});

@@ -2,9 +2,11 @@ package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.merge.AttemptJournal;
 import io.deltalite.flink.internal.merge.CheckpointCommitter;
 import io.deltalite.flink.internal.merge.CheckpointResults;
 import io.deltalite.flink.internal.merge.CommitOutcome;
+import io.deltalite.flink.internal.merge.LineageHeartbeat;
 import io.deltalite.flink.internal.merge.PartitionMerger;
 import io.deltalite.flink.sink.UpsertStats;
 import java.io.UncheckedIOException;
@@ -30,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * already committed; anything else is committed by {@link CheckpointCommitter}, which merges
  * partitions again if another writer changed them. When its retries run out the job fails and the
  * committable is replayed after the restart.
+ *
+ * <p>The committer that receives the committables (subtask 0) refreshes the lineage's heartbeat
+ * from its start until the checkpoint that ends the lineage is handled, then removes the lineage's
+ * heartbeats: a maintenance pass takes the job for alive meanwhile, also when it has no input and
+ * its writers finished.
  */
 @Internal
 final class DeltaLiteCommitter implements Committer<CheckpointResults> {
@@ -38,16 +45,33 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
     private final SinkConfig config;
     private final SinkMetrics metrics;
     private ExecutorService fileExecutor;
+    private DeltaTable table;
     private CheckpointCommitter committer;
 
     private final String ownAppId;
     private final long restoredCheckpointId;
+
+    /** The lineage's heartbeat, beaten by subtask 0 (which gets every committable); else null. */
+    private final LineageHeartbeat heartbeat;
 
     DeltaLiteCommitter(SinkConfig config, CommitterInitContext context) {
         this.config = config;
         this.metrics = new SinkMetrics(context.metricGroup());
         this.ownAppId = config.transactionAppId(context.getJobInfo().getJobId().toHexString());
         this.restoredCheckpointId = context.getRestoredCheckpointId().orElse(0);
+        if (context.getTaskInfo().getIndexOfThisSubtask() == 0) {
+            DeltaTable table = table();
+            heartbeat =
+                    new LineageHeartbeat(
+                            table.journal(),
+                            table.location(),
+                            ownAppId,
+                            AttemptJournal.COMMITTER_PREFIX,
+                            config.heartbeatInterval());
+            heartbeat.start();
+        } else {
+            heartbeat = null;
+        }
     }
 
     @Override
@@ -64,9 +88,15 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
         long started = System.nanoTime();
         CommitOutcome outcome;
         FaultInjection.at(FaultInjection.Point.BEFORE_COMMIT, config.location());
+        boolean endsLineage = committable.endsInput() && ownAppId.equals(committable.appId());
+        if (endsLineage && heartbeat != null) {
+            // No heartbeat of this job may outlive the lineage's end.
+            heartbeat.stop();
+        }
         try {
             outcome = committer().commit(committable);
         } catch (UncheckedIOException e) {
+            restartHeartbeatIf(endsLineage);
             LOG.warn(
                     "Commit of checkpoint {} to {} failed on storage; retrying: {}",
                     committable.checkpointId(),
@@ -75,8 +105,15 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
             request.retryLater();
             return;
         } catch (DeltaLiteException e) {
+            restartHeartbeatIf(endsLineage);
             request.signalFailedWithUnknownReason(e);
             return;
+        } catch (RuntimeException e) {
+            restartHeartbeatIf(endsLineage);
+            throw e;
+        }
+        if (endsLineage) {
+            removeHeartbeats();
         }
         FaultInjection.at(FaultInjection.Point.AFTER_COMMIT, config.location());
         long millis = (System.nanoTime() - started) / 1_000_000;
@@ -108,6 +145,28 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
                         outcome.remergedPartitions(),
                         describe(outcome.stats()));
             }
+        }
+    }
+
+    /** Once the lineage ended: best effort, like the rest of its cleanup. */
+    private void removeHeartbeats() {
+        try {
+            table.journal().removeHeartbeats(ownAppId, Long.MAX_VALUE);
+            table.journal().removeLineage(ownAppId);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Could not remove the heartbeats of the finished job from {}: {}. A"
+                            + " maintenance pass removes them once they are older than its"
+                            + " retention.",
+                    config.location(),
+                    e.toString());
+        }
+    }
+
+    /** After the end of the lineage failed to commit: the job goes on, and beats on. */
+    private void restartHeartbeatIf(boolean endsLineage) {
+        if (endsLineage && heartbeat != null) {
+            heartbeat.start();
         }
     }
 
@@ -154,15 +213,22 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
                 + " bytes)";
     }
 
-    private CheckpointCommitter committer() {
-        if (committer == null) {
-            DeltaTable table =
+    private DeltaTable table() {
+        if (table == null) {
+            table =
                     DeltaTable.open(
                             config.location(),
                             config.storage(),
                             config.mergeOptions(),
                             config.definition(),
                             true);
+        }
+        return table;
+    }
+
+    private CheckpointCommitter committer() {
+        if (committer == null) {
+            DeltaTable table = table();
             fileExecutor =
                     Executors.newFixedThreadPool(
                             config.mergeOptions().maxParallelFiles(),
@@ -180,6 +246,9 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
 
     @Override
     public void close() {
+        if (heartbeat != null) {
+            heartbeat.stop();
+        }
         if (fileExecutor != null) {
             fileExecutor.shutdownNow();
         }

@@ -1,8 +1,10 @@
 package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.internal.delta.DeltaTable;
+import io.deltalite.flink.internal.merge.AttemptJournal;
 import io.deltalite.flink.internal.merge.InputProjection;
 import io.deltalite.flink.internal.merge.KeyIndex;
+import io.deltalite.flink.internal.merge.LineageHeartbeat;
 import io.deltalite.flink.internal.merge.MergeWriter;
 import io.deltalite.flink.internal.merge.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.PendingCheckpoint;
@@ -46,6 +48,10 @@ final class DeltaLiteWriter
     private final ExecutorService fileExecutor;
     private final MergeWriter merge;
     private final KeyRouting routing;
+
+    /** Proves the job alive to a maintenance pass until this writer's input ends. */
+    private final LineageHeartbeat heartbeat;
+
     private boolean endOfInput;
 
     /** The last checkpoint this writer prepared, or the one it restored. */
@@ -89,6 +95,13 @@ final class DeltaLiteWriter
                         config.maxParallelPartitions(),
                         fileExecutor,
                         KeyRouting.share(config, context.getTaskInfo()));
+        this.heartbeat =
+                new LineageHeartbeat(
+                        table.journal(),
+                        table.location(),
+                        merge.appId(),
+                        AttemptJournal.writer(subtask),
+                        config.heartbeatInterval());
         this.lastCheckpointId = context.getRestoredCheckpointId().orElse(0);
         List<PendingCheckpoint> pending = new ArrayList<>();
         restored.forEach(state -> pending.addAll(state.pending()));
@@ -104,6 +117,8 @@ final class DeltaLiteWriter
                 subtask,
                 table.location(),
                 pending.size());
+        // Last: a constructor that throws is never closed, and would leave it beating.
+        heartbeat.start();
     }
 
     @Override
@@ -131,6 +146,10 @@ final class DeltaLiteWriter
     public void flush(boolean endOfInput) {
         // Changes are merged in prepareCommit, which Flink calls right after this.
         this.endOfInput |= endOfInput;
+        if (endOfInput) {
+            // Its last results go to the committer, which beats until the lineage ends.
+            heartbeat.stop();
+        }
     }
 
     @Override
@@ -172,6 +191,7 @@ final class DeltaLiteWriter
 
     @Override
     public void close() {
+        heartbeat.stop();
         try {
             if (!endOfInput) {
                 // Closed before the end of the input: the job failed, was cancelled or is being

@@ -37,6 +37,7 @@ public final class SinkConfig implements Serializable {
     private final StorageSettings storage;
     private final CommitListener commitListener;
     private final Distribution distribution;
+    private final java.time.Duration heartbeatInterval;
 
     /** The partition columns of the table as found when the job was built; null if unknown. */
     private final List<String> tablePartitionColumns;
@@ -52,8 +53,10 @@ public final class SinkConfig implements Serializable {
             StorageSettings storage,
             CommitListener commitListener,
             Distribution distribution,
+            java.time.Duration heartbeatInterval,
             List<String> tablePartitionColumns) {
         this.commitListener = commitListener;
+        this.heartbeatInterval = heartbeatInterval;
         this.distribution = distribution;
         this.appIdPrefix = appIdPrefix;
         this.submission = submission;
@@ -130,6 +133,11 @@ public final class SinkConfig implements Serializable {
             throw new IllegalArgumentException(
                     "max-parallel-partitions must be positive, but is " + partitions);
         }
+        java.time.Duration heartbeat = options.get(DeltaLiteOptions.HEARTBEAT_INTERVAL);
+        if (heartbeat.isNegative() || heartbeat.isZero()) {
+            throw new IllegalArgumentException(
+                    "heartbeat-interval must be positive, but is " + heartbeat);
+        }
         return new SinkConfig(
                 location,
                 rowType,
@@ -142,6 +150,7 @@ public final class SinkConfig implements Serializable {
                 new StorageSettings(hadoopOptions, options.get(DeltaLiteOptions.S3_SINGLE_WRITER)),
                 commitListener,
                 Distribution.parse(options.get(DeltaLiteOptions.DISTRIBUTION)),
+                heartbeat,
                 null);
     }
 
@@ -158,6 +167,7 @@ public final class SinkConfig implements Serializable {
                 storage,
                 commitListener,
                 distribution,
+                heartbeatInterval,
                 columns);
     }
 
@@ -212,6 +222,11 @@ public final class SinkConfig implements Serializable {
     }
 
     /** How the changes are spread over the writer subtasks. */
+    /** How often running writers and the committer refresh the lineage's heartbeat. */
+    public java.time.Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
     public Distribution distribution() {
         return distribution;
     }
