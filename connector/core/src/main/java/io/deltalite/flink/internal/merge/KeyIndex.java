@@ -52,6 +52,13 @@ public final class KeyIndex {
     private final boolean fromFirstMerge;
     private final String location;
 
+    /**
+     * Partitions whose index was dropped to make room: with mode {@code on} too, their next merge
+     * probes and the one after builds the index again, so partitions that together pass the budget
+     * do not rebuild at every merge (which would read more than probing does).
+     */
+    private final java.util.Set<PartitionValues> dropped = new java.util.HashSet<>();
+
     /** With mode {@code auto}: partitions merged once, not indexed yet. */
     private final java.util.Set<PartitionValues> mergedOnce = new java.util.HashSet<>();
 
@@ -117,7 +124,10 @@ public final class KeyIndex {
         PartitionKeyIndex index;
         synchronized (this) {
             index = partitions.get(partition);
-            if (index == null && !fromFirstMerge && mergedOnce.add(partition)) {
+            if (index == null
+                    && (!fromFirstMerge || dropped.contains(partition))
+                    && mergedOnce.add(partition)) {
+                dropped.remove(partition);
                 if (mergedOnce.size() > 100_000) {
                     mergedOnce.clear(); // a bound: cold partitions are forgotten, not indexed
                 }
@@ -232,6 +242,10 @@ public final class KeyIndex {
                 return false;
             }
             forget(victim);
+            if (dropped.size() >= 100_000) {
+                dropped.clear(); // a bound, as for mergedOnce
+            }
+            dropped.add(victim);
         }
     }
 

@@ -205,6 +205,55 @@ class KeyIndexTest {
         }
     }
 
+    /**
+     * Two partitions whose indexes do not fit the budget together, merged in turn: a partition
+     * whose index was dropped to make room is probed at its next merge and indexed again only at
+     * the one after, instead of being rebuilt at every merge (which reads more than a probe).
+     */
+    @Test
+    void partitionsThatPassTheBudgetTogetherAreNotRebuiltAtEveryMerge() {
+        TableDefinition byDay =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                                new ValueType.Field("day", ValueType.of(Kind.STRING), true),
+                                new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                        List.of("id"),
+                        List.of("day"),
+                        Map.of());
+        int rows = 1_000;
+        // Room for one partition's index (about 48 bytes a row while it is built), not two.
+        MergeOptions tight =
+                MergeOptions.DEFAULTS.withKeyIndex(
+                        new KeyIndexOptions(KeyIndexMode.ON, 80L * rows, false));
+        try (UpsertHarness writer = UpsertHarness.open(location(), byDay, tight)) {
+            for (String day : List.of("a", "b")) {
+                for (long id = 0; id < rows; id++) {
+                    writer.upsert(id, day, "initial");
+                }
+            }
+            writer.commit();
+            int merges = 6;
+            for (int merge = 0; merge < merges; merge++) {
+                String day = merge % 2 == 0 ? "a" : "b";
+                writer.upsert((long) merge, day, "merge " + merge);
+                writer.commit();
+            }
+            KeyIndex.Stats stats = writer.writer().keyIndex().stats();
+            // Rebuilt at every merge, the index would read a partition's rows at each (6,000).
+            // Dropped partitions are probed once instead: two builds and a file the last merge
+            // rewrote, read when the still-indexed partition follows it, make 4,000.
+            assertThat(stats.rowsRead()).isLessThanOrEqualTo((long) rows * merges * 2 / 3);
+            assertThat(stats.fallbacks()).isPositive();
+            List<Object[]> table = writer.read();
+            assertThat(table).hasSize(2 * rows);
+            assertThat(table)
+                    .filteredOn(row -> "merge 5".equals(row[2]))
+                    .singleElement()
+                    .satisfies(row -> assertThat(row[1]).isEqualTo("b"));
+        }
+    }
+
     private UpsertHarness open(WriteMode mode) {
         return UpsertHarness.open(location(), items(mode), indexed(mode));
     }
