@@ -258,7 +258,8 @@ public final class MergeWriter implements AutoCloseable {
                                             view.ownPaths,
                                             version,
                                             vectors,
-                                            holders),
+                                            holders,
+                                            budget),
                                     view,
                                     committed,
                                     budget));
