@@ -647,9 +647,7 @@ public final class PartitionMerger {
         // Each fold becomes files of its own: its inputs are one size tier, its output the next.
         for (List<DataFile> bin : folds) {
             lanes.add(
-                    () ->
-                            new LaneOutput(
-                                    false, rewriteLane(partition, bin, matcher, found, copied)));
+                    () -> new LaneOutput(false, foldLane(partition, bin, matcher, found, copied)));
         }
         Set<RowKey> foundFresh = ConcurrentHashMap.newKeySet();
         if (!freshMatched.isEmpty()) {
@@ -863,6 +861,27 @@ public final class PartitionMerger {
                 partition,
                 new SurvivorStream(store, files, keys, found, copied),
                 KeyGroups.covering(files));
+    }
+
+    /**
+     * Rewrites one fold's files into new files without the changed rows, merged by key as
+     * compaction merges them, so that the output is sorted and key statistics keep pruning.
+     */
+    private List<DataFile> foldLane(
+            PartitionValues partition,
+            List<DataFile> bin,
+            KeyMatcher keys,
+            Set<RowKey> found,
+            LongAdder copied) {
+        return store.write(
+                partition,
+                SurvivorStream.of(
+                        store,
+                        new SortedRunMerge(store, bin, keyOrder, options.readBatchSize()),
+                        keys,
+                        found,
+                        copied),
+                KeyGroups.covering(bin));
     }
 
     /** Splits files into at most {@code lanes} groups of similar total size. */
