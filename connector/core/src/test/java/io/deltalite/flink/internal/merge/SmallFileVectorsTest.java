@@ -90,6 +90,86 @@ class SmallFileVectorsTest {
         }
     }
 
+    @Test
+    void aFullTierOfMarkedSmallFilesIsFoldedIntoOneSortedFileWithoutTheirDeletedRows() {
+        TableDefinition items =
+                new TableDefinition(
+                        TestDefinitions.ITEMS.columns(),
+                        TestDefinitions.ITEMS.primaryKey(),
+                        List.of(),
+                        Map.of("delta.enableDeletionVectors", "true"));
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS);
+        Map<Long, String> model = new TreeMap<>();
+        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), items, options)) {
+            // Four tiny files of 20 new keys each; from the second on, each checkpoint also
+            // updates a key of the file before, which gets a deletion vector.
+            for (long checkpoint = 0; checkpoint < 4; checkpoint++) {
+                for (long id = checkpoint * 20; id < checkpoint * 20 + 20; id++) {
+                    harness.upsert(id, "v" + checkpoint);
+                    model.put(id, "v" + checkpoint);
+                }
+                if (checkpoint > 0) {
+                    long earlier = (checkpoint - 1) * 20 + 5;
+                    harness.upsert(earlier, "updated");
+                    model.put(earlier, "updated");
+                }
+                CommitOutcome outcome = harness.commit();
+                assertThat(outcome.stats().deletionVectorsWritten())
+                        .as("checkpoint %d marks the small file it updates", checkpoint)
+                        .isEqualTo(checkpoint > 0 ? 1 : 0);
+                assertThat(outcome.stats().rowsCopied()).isZero();
+            }
+            List<DataFile> tier =
+                    harness.table()
+                            .latestSnapshot()
+                            .liveFiles(List.of(PartitionValues.UNPARTITIONED))
+                            .get(PartitionValues.UNPARTITIONED);
+            assertThat(tier).hasSize(4);
+            assertThat(tier.stream().filter(DataFile::hasDeletionVector)).hasSize(3);
+
+            // One update in the tier: the four files become one, without the updated row and
+            // without the three rows their vectors deleted.
+            harness.upsert(7L, "again");
+            model.put(7L, "again");
+            CommitOutcome outcome = harness.commit();
+
+            assertThat(outcome.stats().deletionVectorsWritten()).isZero();
+            assertThat(outcome.stats().filesCompacted()).as("a fold, not a compaction").isZero();
+            // 83 rows on disk, 3 deleted by vectors, 1 updated now.
+            assertThat(outcome.stats().rowsCopied()).isEqualTo(83 - 3 - 1);
+            List<JsonNode> actions = DeltaHistory.actions(dir, outcome.version());
+            List<JsonNode> removes = new ArrayList<>();
+            List<JsonNode> adds = new ArrayList<>();
+            for (JsonNode action : actions) {
+                if (action.has("remove")) {
+                    removes.add(action.get("remove"));
+                } else if (action.has("add")) {
+                    adds.add(action.get("add"));
+                }
+            }
+            assertThat(removes).hasSize(4).allMatch(remove -> remove.get("dataChange").asBoolean());
+            assertThat(adds)
+                    .as("the upsert file and the fold's file, with no vector, as data changes")
+                    .hasSize(2)
+                    .allMatch(add -> add.get("dataChange").asBoolean())
+                    .allMatch(add -> add.get("deletionVector") == null);
+            Map<String, List<Object[]>> files = KernelTableReader.readByFile(dir.toString());
+            List<Object[]> folded =
+                    files.values().stream().filter(rows -> rows.size() > 1).findFirst().get();
+            assertThat(folded).hasSize(79);
+            for (int row = 1; row < folded.size(); row++) {
+                assertThat((Long) folded.get(row)[0])
+                        .as("keys ascend in the folded file")
+                        .isGreaterThan((Long) folded.get(row - 1)[0]);
+            }
+            Map<Long, String> read = new TreeMap<>();
+            for (Object[] row : KernelTableReader.readAll(dir.toString())) {
+                assertThat(read.put((Long) row[0], (String) row[1])).as("one row per key").isNull();
+            }
+            assertThat(read).isEqualTo(model);
+        }
+    }
+
     /**
      * What one commit cost, from its log entry.
      *
