@@ -705,7 +705,7 @@ public final class PartitionMerger {
                 small.add(file);
             }
         }
-        if (small.size() == 0) {
+        if (small.isEmpty()) {
             return List.of();
         }
         Set<String> touched = new HashSet<>();
