@@ -65,7 +65,7 @@ class DeletionVectorInteropTest {
     private static final String VERIFY_CHECKSUMS =
             "spark.databricks.delta.incremental.commit.verify";
 
-    /** Without compaction, which would rewrite these small files rather than mark them. */
+    /** Without compaction, which would fold full tiers of these files instead of marking. */
     private static final MergeOptions VECTORS =
             MergeOptions.DEFAULTS
                     .withWriteMode(WriteMode.DELETION_VECTORS)

@@ -91,8 +91,8 @@ final class DifferentialRun implements AutoCloseable {
                         table.columns(), table.primaryKey(), table.partitionColumns(), properties);
         // The default threshold sends mostly-rewritten files to copy-on-write; keep vectors on
         // every file but an entirely deleted one. No file of these small tables is small to
-        // compaction (which rewrites small files rather than mark them), but worn files are still
-        // compacted.
+        // compaction (whose full tiers the merge folds instead of marking), but worn files are
+        // still compacted.
         MergeOptions vectorOptions =
                 options.withWriteMode(WriteMode.DELETION_VECTORS)
                         .withDeletionVectorRewriteThreshold(1.0)

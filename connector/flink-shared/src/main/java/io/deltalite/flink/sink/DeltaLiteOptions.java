@@ -222,9 +222,11 @@ public final class DeltaLiteOptions {
                     .memoryType()
                     .noDefaultValue()
                     .withDescription(
-                            "Data files below this size are small: compaction merges them, and"
-                                    + " deletion-vector merges rewrite them rather than mark them."
-                                    + " Defaults to a sixteenth of the target file size (8 MiB).");
+                            "Data files below this size are small: compaction merges them by"
+                                    + " size tier; deletion-vector merges mark them like other"
+                                    + " files and fold a full tier that holds changed rows into"
+                                    + " one file. Defaults to a sixteenth of the target file size"
+                                    + " (8 MiB).");
 
     public static final ConfigOption<MemorySize> COMPACTION_MAX_BYTES_PER_CHECKPOINT =
             ConfigOptions.key("compaction.max-bytes-per-checkpoint")

@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p>The last merge of a checkpoint also compacts the partitions it touched ({@link
  * PartitionCompactor}), within {@code compaction.max-bytes-per-checkpoint}: only committed files
  * that neither this checkpoint nor a pending one removes or adds, so that the compaction depends on
- * nothing but the files it read (see {@link Compaction}).
+ * nothing but the files it read (see {@link Compaction}). In deletion-vector mode the same budget
+ * first pays for the bins the merge folds: bins compaction would take that hold changed keys, which
+ * the merge rewrites without the changed rows instead of marking them ({@link PartitionMerger}).
  *
  * <p>Not thread-safe: one writer thread calls it. Partition merges run on an internal pool of
  * {@code maxParallelPartitions} threads.
@@ -258,7 +260,8 @@ public final class MergeWriter implements AutoCloseable {
                                             view.ownPaths,
                                             version,
                                             vectors,
-                                            holders),
+                                            holders,
+                                            budget),
                                     view,
                                     committed,
                                     budget));

@@ -27,8 +27,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       most {@code max-parallel-files} files are read at once, each lane writing its own output;
  *   <li>with deletion vectors (when the caller passes a {@link DeletionVectorSink}), a committed
  *       file keeps its data and gets a deletion vector marking those rows instead ({@link
- *       DeletionVectorMarker}); files this checkpoint wrote itself are always rewritten, and so are
- *       small files while compaction is on;
+ *       DeletionVectorMarker}), small files too; files this checkpoint wrote itself are always
+ *       rewritten. Given a compaction budget (the last merge of a writer's checkpoint), the size
+ *       tiers of small files that compaction would merge now and that hold a changed key are
+ *       <em>folded</em> instead: each tier bin is rewritten into one file without the changed rows
+ *       ({@link #folds});
  *   <li>files without a changed key are carried over untouched.
  * </ol>
  *
@@ -156,7 +159,7 @@ public final class PartitionMerger {
             Set<String> ownPaths,
             long baseVersion,
             DeletionVectorSink vectors) {
-        return merge(changes, liveFiles, freshPaths, ownPaths, baseVersion, vectors, null);
+        return merge(changes, liveFiles, freshPaths, ownPaths, baseVersion, vectors, null, null);
     }
 
     /**
@@ -177,6 +180,9 @@ public final class PartitionMerger {
      * carried nothing but its key ({@link PartitionChanges#keyOnlyDeletes()}) and found no row in
      * its partition is looked up with {@code holders} (null: not at all), and fails the merge when
      * another partition holds its key: that row would stay.
+     *
+     * @param foldBudget the compaction bytes this merge may spend folding tiers of small files that
+     *     hold changed keys (see {@link #folds}), or null to fold none
      */
     PartitionWriteResult merge(
             PartitionChanges changes,
@@ -185,7 +191,8 @@ public final class PartitionMerger {
             Set<String> ownPaths,
             long baseVersion,
             DeletionVectorSink vectors,
-            KeyHolders holders) {
+            KeyHolders holders,
+            PartitionCompactor.Budget foldBudget) {
         List<DataFile> baseFiles = new ArrayList<>();
         for (DataFile file : liveFiles) {
             if (!freshPaths.contains(file.path())) {
@@ -204,7 +211,8 @@ public final class PartitionMerger {
                             freshPaths,
                             ownPaths,
                             vectors,
-                            indexForMerges());
+                            indexForMerges(),
+                            foldBudget);
         } catch (RuntimeException e) {
             upsertFiles.forEach(store::deleteUncommitted);
             throw e;
@@ -419,6 +427,7 @@ public final class PartitionMerger {
                                 Set.of(),
                                 Set.copyOf(writtenHere),
                                 vectors,
+                                null,
                                 null);
                 for (DataFile removed : rewrite.removed) {
                     current.remove(removed.path());
@@ -537,7 +546,8 @@ public final class PartitionMerger {
             Set<String> freshPaths,
             Set<String> ownPaths,
             DeletionVectorSink vectors,
-            KeyIndex keyIndex) {
+            KeyIndex keyIndex,
+            PartitionCompactor.Budget foldBudget) {
         Rewrite rewrite = new Rewrite();
         if (changedKeys.isEmpty() || liveFiles.isEmpty()) {
             return rewrite;
@@ -569,21 +579,25 @@ public final class PartitionMerger {
             candidates = candidates(liveFiles, keys);
         }
         List<DataFile> toRewrite = new ArrayList<>();
+        List<List<DataFile>> folds = List.of();
         if (vectors != null) {
-            // Committed files are marked; reading their keys for the positions is their probe.
-            // Small files are rewritten instead when compaction is on: it would rewrite them
-            // anyway, and a file marked in a commit cannot be compacted in the same one. Not by a
-            // writer sharing the partition: another may mark the same file in this checkpoint,
-            // and only marks compose.
-            boolean rewriteSmall = options.compaction().enabled();
+            // Committed files are marked, small ones too: rewriting a small file costs all its
+            // rows, a mark only the changed ones. Reading their keys for the positions is their
+            // probe. Tiers of small files compaction would merge now are folded instead (a file
+            // marked in a commit cannot be compacted in the same one, and under scattered
+            // updates nearly every file is marked in every commit).
+            folds = folds(liveFiles, candidates, freshPaths, ownPaths, foldBudget);
+            Set<String> folded = new HashSet<>();
+            folds.forEach(bin -> bin.forEach(file -> folded.add(file.path())));
             List<DataFile> committed = new ArrayList<>();
             List<DataFile> shared = new ArrayList<>();
             List<DataFile> own = new ArrayList<>();
             for (DataFile file : candidates) {
+                if (folded.contains(file.path())) {
+                    continue;
+                }
                 boolean mine = share.accessTo(file) == WriterShare.Access.OWN;
-                (ownPaths.contains(file.path())
-                                        || freshPaths.contains(file.path())
-                                        || (mine && rewriteSmall && sizes.isSmall(file))
+                (ownPaths.contains(file.path()) || freshPaths.contains(file.path())
                                 ? own
                                 : mine ? committed : shared)
                         .add(file);
@@ -615,7 +629,7 @@ public final class PartitionMerger {
             toRewrite.addAll(
                     located == null ? probe(candidates, keys, matcher, rewrite) : candidates);
         }
-        if (toRewrite.isEmpty()) {
+        if (toRewrite.isEmpty() && folds.isEmpty()) {
             return rewrite;
         }
         List<DataFile> baseMatched = new ArrayList<>();
@@ -631,6 +645,11 @@ public final class PartitionMerger {
                     () ->
                             new LaneOutput(
                                     false, rewriteLane(partition, lane, matcher, found, copied)));
+        }
+        // Each fold becomes files of its own: its inputs are one size tier, its output the next.
+        for (List<DataFile> bin : folds) {
+            lanes.add(
+                    () -> new LaneOutput(false, foldLane(partition, bin, matcher, found, copied)));
         }
         Set<RowKey> foundFresh = ConcurrentHashMap.newKeySet();
         if (!freshMatched.isEmpty()) {
@@ -652,10 +671,56 @@ public final class PartitionMerger {
             (output.fresh ? rewrite.freshOutput : rewrite.survivorOutput).addAll(output.files);
         }
         rewrite.removed.addAll(toRewrite);
+        folds.forEach(rewrite.removed::addAll);
         rewrite.foundKeys.addAll(found);
         rewrite.foundFreshKeys.addAll(foundFresh);
         rewrite.copiedRows = copied.sum();
         return rewrite;
+    }
+
+    /**
+     * The bins of small files this merge rewrites instead of marking: the bins inline compaction
+     * plans for the partition's small committed files of this writer ({@link
+     * PartitionCompactor#plan}, a full size tier, or a file whose deletion vector deletes more than
+     * {@code compaction.deleted-rows-threshold}) that hold a file which may hold a changed key,
+     * while {@code budget} lasts. Compaction cannot take such a bin in this commit (it reads only
+     * files nothing else touches), and under scattered updates nearly every file holds a changed
+     * key in every checkpoint: without folding, small files would be marked forever and never
+     * merged. A fold is a merge's rewrite (a data change), so a bin of untouched files is left to
+     * compaction. None without a budget, and none of files another writer may mark too.
+     */
+    private List<List<DataFile>> folds(
+            List<DataFile> liveFiles,
+            List<DataFile> candidates,
+            Set<String> freshPaths,
+            Set<String> ownPaths,
+            PartitionCompactor.Budget budget) {
+        if (budget == null) {
+            return List.of();
+        }
+        List<DataFile> small = new ArrayList<>();
+        for (DataFile file : liveFiles) {
+            if (!freshPaths.contains(file.path())
+                    && !ownPaths.contains(file.path())
+                    && share.accessTo(file) == WriterShare.Access.OWN
+                    && sizes.isSmall(file)) {
+                small.add(file);
+            }
+        }
+        if (small.isEmpty()) {
+            return List.of();
+        }
+        Set<String> touched = new HashSet<>();
+        candidates.forEach(file -> touched.add(file.path()));
+        List<List<DataFile>> folds = new ArrayList<>();
+        for (List<DataFile> bin :
+                sizes.plan(small, PartitionCompactor.Policy.TIERED, budget.total())) {
+            if (bin.stream().anyMatch(file -> touched.contains(file.path()))
+                    && budget.claim(bytes(bin))) {
+                folds.add(bin);
+            }
+        }
+        return folds;
     }
 
     /** The files among {@code liveFiles} that may hold this merger's keys. */
@@ -798,6 +863,27 @@ public final class PartitionMerger {
                 partition,
                 new SurvivorStream(store, files, keys, found, copied),
                 KeyGroups.covering(files));
+    }
+
+    /**
+     * Rewrites one fold's files into new files without the changed rows, merged by key as
+     * compaction merges them, so that the output is sorted and key statistics keep pruning.
+     */
+    private List<DataFile> foldLane(
+            PartitionValues partition,
+            List<DataFile> bin,
+            KeyMatcher keys,
+            Set<RowKey> found,
+            LongAdder copied) {
+        return store.write(
+                partition,
+                SurvivorStream.of(
+                        store,
+                        new SortedRunMerge(store, bin, keyOrder, options.readBatchSize()),
+                        keys,
+                        found,
+                        copied),
+                KeyGroups.covering(bin));
     }
 
     /** Splits files into at most {@code lanes} groups of similar total size. */

@@ -36,6 +36,22 @@ final class SurvivorStream implements BatchStream {
         this.keptRows = keptRows;
     }
 
+    /**
+     * The rows of {@code source}, closed with the stream, without those of changed keys: for a
+     * source that merges several files (a {@link SortedRunMerge}).
+     */
+    static SurvivorStream of(
+            DataFileStore store,
+            BatchStream source,
+            KeyMatcher changedKeys,
+            Set<RowKey> foundKeys,
+            LongAdder keptRows) {
+        SurvivorStream stream =
+                new SurvivorStream(store, List.of(), changedKeys, foundKeys, keptRows);
+        stream.current = source;
+        return stream;
+    }
+
     @Override
     public boolean hasNext() {
         while (next == null) {

@@ -71,7 +71,7 @@ class DeletionVectorWriteTest {
     private static final TableDefinition WITHOUT_VECTORS =
             new TableDefinition(COLUMNS, List.of("id"), List.of(), Map.of());
 
-    /** Without compaction, which would rewrite these tiny files rather than mark them. */
+    /** Without compaction, which would fold full tiers of these tiny files instead of marking. */
     private static final MergeOptions VECTORS =
             MergeOptions.DEFAULTS
                     .withWriteMode(WriteMode.DELETION_VECTORS)

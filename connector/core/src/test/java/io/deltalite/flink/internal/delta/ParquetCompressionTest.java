@@ -94,7 +94,7 @@ class ParquetCompressionTest {
                                     ORDERS.partitionColumns(),
                                     Map.of("delta.enableDeletionVectors", "true"))
                             : ORDERS;
-            // without compaction, which would rewrite these small files rather than mark them
+            // without compaction, which would fold full tiers of these files instead of marking
             MergeOptions options =
                     MergeOptions.DEFAULTS
                             .withWriteMode(mode)
