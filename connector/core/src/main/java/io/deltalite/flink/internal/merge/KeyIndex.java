@@ -22,9 +22,8 @@ import org.slf4j.LoggerFactory;
  * of the partition's files once, as one exact probe does, through {@link
  * DataFileStore#readKeyIdentities}: the table's store decodes only the key columns, column by
  * column, and falls back to reading rows only for layouts it does not decode) and then follows the
- * partition's live
- * files. A restart, a restore or a rescale therefore costs one read of the key columns of the
- * partitions each writer touches, spread over the writers.
+ * partition's live files. A restart, a restore or a rescale therefore costs one read of the key
+ * columns of the partitions each writer touches, spread over the writers.
  *
  * <h2>Bounded</h2>
  *
