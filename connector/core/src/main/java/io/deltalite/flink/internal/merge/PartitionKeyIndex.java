@@ -119,6 +119,13 @@ final class PartitionKeyIndex {
         // Each file gets its id first; its keys go into the table a batch at a time, so reading
         // holds one batch per file being read, never a whole file's keys.
         List<Callable<Long>> reads = new ArrayList<>(came.size());
+        // The table grows once to the rows the statistics announce (a hint: rows without one, or
+        // more rows than announced, grow it as they come).
+        long announced = 0;
+        for (DataFile file : came) {
+            announced += Math.max(0, file.numRecords());
+        }
+        locations.reserve(locations.size() + announced);
         for (DataFile file : came) {
             int id = filesById.size();
             IndexedFile indexed = new IndexedFile(file);
