@@ -19,10 +19,12 @@ import io.deltalite.flink.internal.merge.DataFile;
 import io.deltalite.flink.internal.merge.DataFileStore;
 import io.deltalite.flink.internal.merge.DeletionVector;
 import io.deltalite.flink.internal.merge.KeyHits;
+import io.deltalite.flink.internal.merge.KeyIdentitySink;
 import io.deltalite.flink.internal.merge.PartitionValues;
 import io.deltalite.flink.internal.merge.RowBatch;
 import io.deltalite.flink.internal.merge.TableSchema;
 import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.parquet.KeyIdentityReader;
 import io.deltalite.flink.internal.parquet.ParquetKeyScanner;
 import java.io.IOException;
 import java.net.URI;
@@ -32,6 +34,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -57,6 +60,7 @@ final class KernelFileStore implements DataFileStore {
     private final KeyStatisticsReader statisticsReader;
     private final TableRowDecoder rowDecoder;
     private final ParquetKeyScanner keyScanner;
+    private final KeyIdentityReader identityReader;
 
     KernelFileStore(DeltaTable table) {
         this.table = table;
@@ -80,6 +84,7 @@ final class KernelFileStore implements DataFileStore {
         this.statisticsReader = new KeyStatisticsReader(dataSchema, keyNames, keyTypes);
         this.rowDecoder = new TableRowDecoder(schema);
         this.keyScanner = new ParquetKeyScanner(keyNames, keyTypes);
+        this.identityReader = new KeyIdentityReader(keyNames, keyTypes);
     }
 
     StructType dataSchema() {
@@ -128,6 +133,38 @@ final class KernelFileStore implements DataFileStore {
     /** The row-wise search through Kernel's reader: the fallback, and the reference in tests. */
     KeyHits locateKeysRowWise(DataFile file, ChangedKeys keys, boolean firstOnly) {
         return DataFileStore.super.locateKeys(file, keys, firstOnly);
+    }
+
+    /**
+     * Reads the key columns with parquet-java's column reader ({@link KeyIdentityReader}); a file
+     * whose key columns it cannot decode exactly (or keys of other types than this table's) is read
+     * row-wise through Kernel instead.
+     */
+    @Override
+    public long readKeyIdentities(DataFile file, List<ValueType> types, KeyIdentitySink sink) {
+        if (!types.equals(keyTypes)) {
+            return readKeyIdentitiesRowWise(file, types, sink);
+        }
+        OptionalLong rows;
+        try {
+            rows =
+                    ConnectorClassLoader.call(
+                            () ->
+                                    identityReader.read(
+                                            ParquetInputFiles.open(
+                                                    table.fileIO(), file.path(), file.sizeBytes()),
+                                            sink));
+        } catch (DeltaLiteException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+        return rows.isPresent() ? rows.getAsLong() : readKeyIdentitiesRowWise(file, types, sink);
+    }
+
+    /** The row-wise read through Kernel's reader: the fallback, and the reference in tests. */
+    long readKeyIdentitiesRowWise(DataFile file, List<ValueType> types, KeyIdentitySink sink) {
+        return DataFileStore.super.readKeyIdentities(file, types, sink);
     }
 
     @Override

@@ -48,6 +48,54 @@ public interface DataFileStore {
         return new KeyHits(java.util.Arrays.copyOf(positions, count), found, rows);
     }
 
+    /**
+     * Hands the key identity ({@link KeyIdentity}, for keys of {@code keyTypes}) and physical
+     * position of every row of {@code file} whose key columns are all non-null — rows its deletion
+     * vector deletes too — to {@code sink}, a block of rows at a time, in file order; answers the
+     * file's physical row count. This implementation decodes the keys row by row through {@link
+     * #readKeys}; a store may read them faster, with the same identities.
+     */
+    default long readKeyIdentities(DataFile file, List<ValueType> keyTypes, KeyIdentitySink sink) {
+        boolean integral = KeyIdentity.isIntegral(keyTypes);
+        long[] high = new long[1024];
+        long[] low = new long[1024];
+        long[] positions = new long[1024];
+        long rows = 0;
+        try (BatchStream batches = readKeys(file)) {
+            while (batches.hasNext()) {
+                RowBatch batch = batches.next();
+                boolean longKeys = integral && batch.hasLongKey();
+                int count = 0;
+                for (int row = 0; row < batch.size(); row++) {
+                    if (count == positions.length) {
+                        high = java.util.Arrays.copyOf(high, count * 2);
+                        low = java.util.Arrays.copyOf(low, count * 2);
+                        positions = java.util.Arrays.copyOf(positions, count * 2);
+                    }
+                    if (longKeys) {
+                        if (!batch.isKeyNullAt(row)) {
+                            high[count] = batch.longKeyAt(row);
+                            low[count] = 0;
+                            positions[count++] = batch.positionAt(row);
+                        }
+                        continue;
+                    }
+                    RowKey key = batch.keyAt(row);
+                    if (key == null) {
+                        continue; // a null key never matches
+                    }
+                    KeyIdentity identity = KeyIdentity.of(key, integral);
+                    high[count] = identity.high();
+                    low[count] = identity.low();
+                    positions[count++] = batch.positionAt(row);
+                }
+                sink.accept(high, low, positions, count);
+                rows += batch.size();
+            }
+        }
+        return rows;
+    }
+
     /** Streams the complete rows of {@code file}; rows its deletion vector deletes are not live. */
     BatchStream readRows(DataFile file);
 

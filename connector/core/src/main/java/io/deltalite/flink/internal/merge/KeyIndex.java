@@ -19,9 +19,11 @@ import org.slf4j.LoggerFactory;
  * (tinyint to bigint, date, timestamp), 24 for any other key (a 128-bit identity), at a load of 3/8
  * to 3/4 — 21 to 43 bytes per integral key, 32 to 64 per other key. Nothing is persisted: the index
  * of a partition is built when the writer first merges it after it starts (reading the key columns
- * of the partition's files once, as one exact probe does) and then follows the partition's live
- * files. A restart, a restore or a rescale therefore costs one read of the key columns of the
- * partitions each writer touches, spread over the writers.
+ * of the partition's files once, as one exact probe does, through {@link
+ * DataFileStore#readKeyIdentities}: the table's store decodes only the key columns, column by
+ * column, and falls back to reading rows only for layouts it does not decode) and then follows the
+ * partition's live files. A restart, a restore or a rescale therefore costs one read of the key
+ * columns of the partitions each writer touches, spread over the writers.
  *
  * <h2>Bounded</h2>
  *

@@ -82,6 +82,20 @@ final class KeyLocations {
         return perSlot * slots.length + 64L * multiple.size() + multipleBytes;
     }
 
+    /**
+     * Grows the table now to the capacity it would have grown to by holding {@code keys} keys, so
+     * that adding them does not rehash the table at each doubling. Never shrinks it.
+     */
+    void reserve(long keys) {
+        long capacity = slots.length;
+        while (keys * 4 > capacity * 3 && capacity < (1 << 30)) {
+            capacity *= 2;
+        }
+        if (capacity > slots.length) {
+            allocate((int) capacity);
+        }
+    }
+
     /** Records that a row of {@code key} is at {@code location}; nothing if it is known. */
     void add(KeyIdentity key, long location) {
         add(key.high(), key.low(), location);

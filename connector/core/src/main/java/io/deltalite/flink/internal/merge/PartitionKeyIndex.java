@@ -34,6 +34,7 @@ import java.util.concurrent.Callable;
 final class PartitionKeyIndex {
     private final DataFileStore store;
     private final ParallelFileWork parallel;
+    private final List<ValueType> keyTypes;
     private final boolean integral;
     private final KeyLocations locations;
 
@@ -51,6 +52,7 @@ final class PartitionKeyIndex {
     PartitionKeyIndex(DataFileStore store, ParallelFileWork parallel, List<ValueType> keyTypes) {
         this.store = store;
         this.parallel = parallel;
+        this.keyTypes = List.copyOf(keyTypes);
         this.integral = KeyIdentity.isIntegral(keyTypes);
         this.locations = new KeyLocations(!integral);
     }
@@ -117,6 +119,13 @@ final class PartitionKeyIndex {
         // Each file gets its id first; its keys go into the table a batch at a time, so reading
         // holds one batch per file being read, never a whole file's keys.
         List<Callable<Long>> reads = new ArrayList<>(came.size());
+        // The table grows once to the rows the statistics announce (a hint: rows without one, or
+        // more rows than announced, grow it as they come).
+        long announced = 0;
+        for (DataFile file : came) {
+            announced += Math.max(0, file.numRecords());
+        }
+        locations.reserve(locations.size() + announced);
         for (DataFile file : came) {
             int id = filesById.size();
             IndexedFile indexed = new IndexedFile(file);
@@ -269,66 +278,29 @@ final class PartitionKeyIndex {
 
     /**
      * Adds the keys and positions of every row of one file — deleted ones too, so that a vector
-     * that later deletes less brings them back without a read; returns the rows read.
+     * that later deletes less brings them back without a read; returns the rows read. The store
+     * hands the keys over a block at a time, so reading holds one block per file being read, never
+     * a whole file's keys.
      */
     private long readKeys(IndexedFile file, int id) {
-        FileKeys keys = new FileKeys();
-        long rows = 0;
-        long added = 0;
-        try (BatchStream batches = store.readKeys(file.listing)) {
-            while (batches.hasNext()) {
-                RowBatch batch = batches.next();
-                boolean longKeys = integral && batch.hasLongKey();
-                keys.count = 0;
-                for (int row = 0; row < batch.size(); row++) {
-                    if (longKeys) {
-                        if (!batch.isKeyNullAt(row)) {
-                            keys.add(batch.longKeyAt(row), 0, batch.positionAt(row));
-                        }
-                        continue;
-                    }
-                    RowKey key = batch.keyAt(row);
-                    if (key == null) {
-                        continue; // a null key never matches
-                    }
-                    KeyIdentity identity = KeyIdentity.of(key, integral);
-                    keys.add(identity.high(), identity.low(), batch.positionAt(row));
-                }
-                synchronized (locations) {
-                    for (int i = 0; i < keys.count; i++) {
-                        locations.add(
-                                keys.high[i],
-                                keys.low[i],
-                                KeyLocations.pack(id, keys.positions[i]));
-                    }
-                    indexedLocations += keys.count;
-                }
-                added += keys.count;
-                rows += batch.size();
-            }
-        }
+        long[] added = {0};
+        long rows =
+                store.readKeyIdentities(
+                        file.listing,
+                        keyTypes,
+                        (high, low, positions, count) -> {
+                            synchronized (locations) {
+                                for (int i = 0; i < count; i++) {
+                                    locations.add(
+                                            high[i], low[i], KeyLocations.pack(id, positions[i]));
+                                }
+                                indexedLocations += count;
+                            }
+                            added[0] += count;
+                        });
         file.physicalRows = rows;
-        file.locations = added;
+        file.locations = added[0];
         return rows;
-    }
-
-    /** The keys and positions of the live rows of one batch. */
-    private static final class FileKeys {
-        long[] high = new long[64];
-        long[] low = new long[64];
-        long[] positions = new long[64];
-        int count;
-
-        void add(long keyHigh, long keyLow, long position) {
-            if (count == positions.length) {
-                high = Arrays.copyOf(high, count * 2);
-                low = Arrays.copyOf(low, count * 2);
-                positions = Arrays.copyOf(positions, count * 2);
-            }
-            high[count] = keyHigh;
-            low[count] = keyLow;
-            positions[count++] = position;
-        }
     }
 
     private static final class Hits {

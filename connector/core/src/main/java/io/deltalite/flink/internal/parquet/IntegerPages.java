@@ -20,9 +20,10 @@ import org.apache.parquet.schema.PrimitiveType;
  * time: plain values straight out of the page buffer, dictionary pages as ids into a table of the
  * dictionary entries' key numbers, each entry looked up once. This is the common case of a probe —
  * a single integer key in files deltalite wrote — and skips the per-value calls of parquet-java's
- * record-level column reader. Pages it does not know (v2 data pages, other encodings) make it give
- * up with {@link NotHandled} before it has answered anything; the caller then reads the file with
- * the general reader, discarding what it found so far.
+ * record-level column reader; the index reads every value of a file the same way ({@link #values}).
+ * Pages it does not know (v2 data pages, other encodings) make it give up with {@link NotHandled}
+ * before it has answered anything; the caller then reads the file with the general reader,
+ * discarding what it found so far.
  */
 final class IntegerPages {
     /** A page this decoder does not know. */
@@ -37,6 +38,11 @@ final class IntegerPages {
     /** Receives each row whose key value is a changed key; answers true to stop. */
     interface Hits {
         boolean hit(long position, int key);
+    }
+
+    /** Receives every row whose value is not null, with its value (narrowed as the form says). */
+    interface Values {
+        void value(long position, long value);
     }
 
     private IntegerPages() {}
@@ -61,20 +67,117 @@ final class IntegerPages {
             long first,
             Hits hits)
             throws IOException, NotHandled {
+        return walk(pages, column, form, first, new Probe(table, hits));
+    }
+
+    /**
+     * Hands every row of the chunk whose value is not null to {@code values}, in row order.
+     *
+     * @param first the position of the chunk's first row in its file
+     */
+    static void values(
+            PageReader pages,
+            ColumnDescriptor column,
+            KeyColumnForm form,
+            long first,
+            Values values)
+            throws IOException, NotHandled {
+        walk(pages, column, form, first, new Stream(values));
+    }
+
+    /** What a walk over a chunk's pages does with what it decodes. */
+    private interface Visitor {
+        /** The chunk's dictionary, its entries as values, before any page that uses it. */
+        void dictionary(long[] entries);
+
+        /** A plain value; true to stop. */
+        boolean value(long position, long value);
+
+        /** A dictionary id; true to stop. */
+        boolean entry(long position, int id);
+    }
+
+    /** Tests each value against the changed keys, each dictionary entry once. */
+    private static final class Probe implements Visitor {
+        private final LongIdTable table;
+        private final Hits hits;
+        private int[] dictionaryKeys;
+
+        Probe(LongIdTable table, Hits hits) {
+            this.table = table;
+            this.hits = hits;
+        }
+
+        @Override
+        public void dictionary(long[] entries) {
+            dictionaryKeys = new int[entries.length];
+            for (int id = 0; id < entries.length; id++) {
+                dictionaryKeys[id] = table.find(entries[id]);
+            }
+        }
+
+        @Override
+        public boolean value(long position, long value) {
+            int key = table.find(value);
+            return key >= 0 && hits.hit(position, key);
+        }
+
+        @Override
+        public boolean entry(long position, int id) {
+            int key = dictionaryKeys[id];
+            return key >= 0 && hits.hit(position, key);
+        }
+    }
+
+    /** Hands on every value. */
+    private static final class Stream implements Visitor {
+        private final Values values;
+        private long[] entries;
+
+        Stream(Values values) {
+            this.values = values;
+        }
+
+        @Override
+        public void dictionary(long[] entries) {
+            this.entries = entries;
+        }
+
+        @Override
+        public boolean value(long position, long value) {
+            values.value(position, value);
+            return false;
+        }
+
+        @Override
+        public boolean entry(long position, int id) {
+            values.value(position, entries[id]);
+            return false;
+        }
+    }
+
+    private static boolean walk(
+            PageReader pages,
+            ColumnDescriptor column,
+            KeyColumnForm form,
+            long first,
+            Visitor visitor)
+            throws IOException, NotHandled {
         boolean longs = form.physical() == PrimitiveType.PrimitiveTypeName.INT64;
-        int[] dictionaryKeys = null;
+        boolean dictionaryRead = false;
         DictionaryPage dictionaryPage = pages.readDictionaryPage();
         if (dictionaryPage != null) {
             Dictionary dictionary =
                     dictionaryPage.getEncoding().initDictionary(column, dictionaryPage);
-            dictionaryKeys = new int[dictionary.getMaxId() + 1];
-            for (int id = 0; id < dictionaryKeys.length; id++) {
-                dictionaryKeys[id] =
-                        table.find(
-                                longs
-                                        ? dictionary.decodeToLong(id)
-                                        : form.fromInt(dictionary.decodeToInt(id)));
+            long[] entries = new long[dictionary.getMaxId() + 1];
+            for (int id = 0; id < entries.length; id++) {
+                entries[id] =
+                        longs
+                                ? dictionary.decodeToLong(id)
+                                : form.fromInt(dictionary.decodeToInt(id));
             }
+            visitor.dictionary(entries);
+            dictionaryRead = true;
         }
         int maxDefinition = column.getMaxDefinitionLevel();
         long position = first;
@@ -112,12 +215,11 @@ final class IntegerPages {
                         value = form.fromInt(values.getInt(offset));
                         offset += 4;
                     }
-                    int key = table.find(value);
-                    if (key >= 0 && hits.hit(position + i, key)) {
+                    if (visitor.value(position + i, value)) {
                         return true;
                     }
                 }
-            } else if (encoding.usesDictionary() && dictionaryKeys != null) {
+            } else if (encoding.usesDictionary() && dictionaryRead) {
                 int bitWidth = BytesUtils.readIntLittleEndianOnOneByte(in);
                 RunLengthBitPackingHybridDecoder ids =
                         new RunLengthBitPackingHybridDecoder(bitWidth, in);
@@ -125,8 +227,7 @@ final class IntegerPages {
                     if (definitions != null && definitions.readInt() != maxDefinition) {
                         continue;
                     }
-                    int key = dictionaryKeys[ids.readInt()];
-                    if (key >= 0 && hits.hit(position + i, key)) {
+                    if (visitor.entry(position + i, ids.readInt())) {
                         return true;
                     }
                 }

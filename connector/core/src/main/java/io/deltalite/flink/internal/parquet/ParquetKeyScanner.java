@@ -6,14 +6,11 @@ import io.deltalite.flink.internal.merge.KeyHits;
 import io.deltalite.flink.internal.merge.RowKey;
 import io.deltalite.flink.internal.merge.ValueType;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.impl.ColumnReaderImpl;
 import org.apache.parquet.column.page.PageReadStore;
@@ -21,7 +18,6 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.Type;
 
 /**
  * The exact key probe over parquet-java's column reader: it reads only the match-key columns of a
@@ -35,13 +31,6 @@ import org.apache.parquet.schema.Type;
  * empty and the caller reads the file the row-wise way. Never a guess.
  */
 public final class ParquetKeyScanner {
-    /**
-     * No configuration files are read (that costs an XML parse per file); the class loader is
-     * deltalite's, not the one of the thread that first touches this class (under Flink, a job's
-     * loader that is closed when the job ends).
-     */
-    private static final Configuration CONFIGURATION = configuration();
-
     private final List<String> columns;
     private final List<ValueType> types;
     private final boolean decodePages;
@@ -63,12 +52,6 @@ public final class ParquetKeyScanner {
         this.columns = List.copyOf(columns);
         this.types = List.copyOf(types);
         this.decodePages = decodePages;
-    }
-
-    private static Configuration configuration() {
-        Configuration configuration = new Configuration(false);
-        configuration.setClassLoader(ParquetKeyScanner.class.getClassLoader());
-        return configuration;
     }
 
     /**
@@ -109,26 +92,14 @@ public final class ParquetKeyScanner {
             boolean firstOnly,
             boolean decodePages)
             throws IOException, IntegerPages.NotHandled {
-        try (ParquetFileReader reader =
-                new ParquetFileReader(file, HadoopReadOptions.builder(CONFIGURATION).build())) {
+        try (ParquetFileReader reader = ProjectedKeyColumns.open(file)) {
             MessageType schema = reader.getFooter().getFileMetaData().getSchema();
-            List<KeyColumnForm> forms = new ArrayList<>(columns.size());
-            List<Type> projected = new ArrayList<>(columns.size());
-            ColumnDescriptor[] descriptors = new ColumnDescriptor[columns.size()];
-            for (int c = 0; c < columns.size(); c++) {
-                String name = columns.get(c);
-                if (!schema.containsField(name)) {
-                    return Optional.empty();
-                }
-                Type column = schema.getType(name);
-                KeyColumnForm form = KeyColumnForm.of(types.get(c), column);
-                if (form == null) {
-                    return Optional.empty();
-                }
-                forms.add(form);
-                projected.add(column);
-                descriptors[c] = schema.getColumnDescription(new String[] {name});
+            ProjectedKeyColumns projected = ProjectedKeyColumns.of(schema, columns, types);
+            if (projected == null) {
+                return Optional.empty();
             }
+            List<KeyColumnForm> forms = projected.forms();
+            ColumnDescriptor[] descriptors = projected.descriptors();
             KeyTables tables =
                     keys.prepared(
                             new KeyTables.Layout(List.copyOf(forms)),
@@ -143,7 +114,7 @@ public final class ParquetKeyScanner {
             if (tables.matchesNothing()) {
                 return Optional.of(new KeyHits(new long[0], Set.of(), physicalRows));
             }
-            reader.setRequestedSchema(new MessageType(schema.getName(), projected));
+            reader.setRequestedSchema(projected.projection());
             return Optional.of(
                     new Search(tables, forms, descriptors, deleted, firstOnly, keys, decodePages)
                             .run(reader, physicalRows));

@@ -57,6 +57,10 @@ class ColumnarKeyProbeTest {
 
     @TempDir Path dir;
 
+    static MergeOptions vectors() {
+        return VECTORS;
+    }
+
     record KeyCase(String name, List<ValueType> types) {
         @Override
         public String toString() {
@@ -254,7 +258,7 @@ class ColumnarKeyProbeTest {
         assertThat(hits).as("the probe found something to compare").isPositive();
     }
 
-    private static TableDefinition definition(List<ValueType> types) {
+    static TableDefinition definition(List<ValueType> types) {
         List<ValueType.Field> columns = new ArrayList<>();
         List<String> key = new ArrayList<>();
         for (int c = 0; c < types.size(); c++) {
@@ -266,7 +270,7 @@ class ColumnarKeyProbeTest {
                 columns, key, List.of(), Map.of("delta.enableDeletionVectors", "true"));
     }
 
-    private static Object[] row(List<ValueType> types, int i, String payload) {
+    static Object[] row(List<ValueType> types, int i, String payload) {
         Object[] row = new Object[types.size() + 1];
         for (int c = 0; c < types.size(); c++) {
             row[c] = value(types.get(c), c, i);
@@ -275,7 +279,7 @@ class ColumnarKeyProbeTest {
         return row;
     }
 
-    private static Object[] rowWithNullKey(List<ValueType> types, int i, String payload) {
+    static Object[] rowWithNullKey(List<ValueType> types, int i, String payload) {
         Object[] row = row(types, i, payload);
         row[i % types.size()] = null;
         return row;
@@ -333,13 +337,13 @@ class ColumnarKeyProbeTest {
         };
     }
 
-    private static List<DataFile> liveFiles(DeltaTable table) {
+    static List<DataFile> liveFiles(DeltaTable table) {
         List<DataFile> files = new ArrayList<>();
         table.latestSnapshot().allLiveFiles().values().forEach(files::addAll);
         return files;
     }
 
-    private static int rowGroups(DataFile file) {
+    static int rowGroups(DataFile file) {
         try (ParquetFileReader reader = open(file)) {
             return reader.getRowGroups().size();
         } catch (IOException e) {

@@ -147,6 +147,29 @@ class KeyLocationsTest {
     }
 
     @Test
+    void aTableReservedForItsKeysHoldsThemInTheSameSpaceAsOneThatGrew() {
+        KeyLocations grown = new KeyLocations(true);
+        KeyLocations reserved = new KeyLocations(true);
+        reserved.add(KeyIdentity.ofIntegral(-1), KeyLocations.pack(0, 0));
+        reserved.reserve(100_001);
+        long reservedBytes = reserved.memoryBytes();
+        grown.add(KeyIdentity.ofIntegral(-1), KeyLocations.pack(0, 0));
+        for (long key = 0; key < 100_000; key++) {
+            KeyIdentity identity = new KeyIdentity(key * 7919, ~key);
+            grown.add(identity, KeyLocations.pack(1, key));
+            reserved.add(identity, KeyLocations.pack(1, key));
+        }
+        assertThat(reserved.memoryBytes()).isEqualTo(reservedBytes).isEqualTo(grown.memoryBytes());
+        assertThat(reserved.size()).isEqualTo(100_001);
+        assertThat(reserved.get(KeyIdentity.ofIntegral(-1)))
+                .containsExactly(KeyLocations.pack(0, 0));
+        assertThat(reserved.get(new KeyIdentity(7919L * 4242, ~4242L)))
+                .containsExactly(KeyLocations.pack(1, 4242));
+        reserved.reserve(10);
+        assertThat(reserved.memoryBytes()).as("never shrinks").isEqualTo(reservedBytes);
+    }
+
+    @Test
     void locationsPackFileAndPosition() {
         long packed = KeyLocations.pack(KeyLocations.MAX_FILES - 1, (1L << 40) - 1);
         assertThat(KeyLocations.fileOf(packed)).isEqualTo(KeyLocations.MAX_FILES - 1);
