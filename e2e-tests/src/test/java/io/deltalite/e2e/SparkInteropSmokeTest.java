@@ -2,9 +2,9 @@ package io.deltalite.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.deltalite.e2e;
 
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.LocalDate;

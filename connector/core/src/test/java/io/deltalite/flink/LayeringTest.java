@@ -29,7 +29,7 @@ public class LayeringTest {
             noClasses()
                     .that()
                     .doNotHaveFullyQualifiedName(
-                            "io.deltalite.flink.internal.delta.KernelInternals")
+                            "io.deltalite.flink.internal.delta.kernel.KernelInternals")
                     .should()
                     .dependOnClassesThat()
                     .resideInAnyPackage(

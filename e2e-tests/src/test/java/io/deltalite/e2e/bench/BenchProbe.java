@@ -1,12 +1,12 @@
 package io.deltalite.e2e.bench;
 
-import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.DataFile;
-import io.deltalite.flink.internal.merge.DataFileStore;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.PartitionValues;
-import io.deltalite.flink.internal.merge.RowBatch;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.table.DataFileStore;
+import io.deltalite.flink.internal.merge.table.RowBatch;
+import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.sink.UpsertStats;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.FileRows;
@@ -202,12 +202,12 @@ public final class BenchProbe {
      * the smoke run's files are.
      */
     private static MergeOptions mergeOptions(WriteMode mode) {
-        io.deltalite.flink.internal.merge.CompactionOptions defaults =
+        io.deltalite.flink.internal.merge.options.CompactionOptions defaults =
                 MergeOptions.DEFAULTS.compaction();
         return MergeOptions.DEFAULTS
                 .withWriteMode(mode)
                 .withCompaction(
-                        new io.deltalite.flink.internal.merge.CompactionOptions(
+                        new io.deltalite.flink.internal.merge.options.CompactionOptions(
                                 true,
                                 1,
                                 defaults.maxBytesPerCheckpoint(),
@@ -366,7 +366,8 @@ public final class BenchProbe {
         result.put("rows", rows);
     }
 
-    private static io.deltalite.flink.internal.merge.TableDefinition definitionOf(String table) {
+    private static io.deltalite.flink.internal.merge.schema.TableDefinition definitionOf(
+            String table) {
         return DeltaTable.existingSchema(
                         table,
                         io.deltalite.flink.internal.storage.StorageSettings.of(Map.of()),
@@ -377,11 +378,13 @@ public final class BenchProbe {
                                         schema.column("id").type()
                                                                 instanceof
                                                                 io.deltalite.flink.internal.merge
-                                                                                .ValueType.Primitive
+                                                                                .schema.ValueType
+                                                                                .Primitive
                                                                         p
                                                         && p.kind()
                                                                 == io.deltalite.flink.internal.merge
-                                                                        .ValueType.Kind.STRING
+                                                                        .schema.ValueType.Kind
+                                                                        .STRING
                                                 ? BenchTable.Keys.UUID
                                                 : BenchTable.Keys.SEQUENTIAL))
                 .orElseThrow();

@@ -527,7 +527,8 @@ final class BenchmarkRunner {
             distinct.add((long) random.nextInt(640_000));
         }
         long[] positions = distinct.stream().mapToLong(Long::longValue).toArray();
-        byte[] bitmap = io.deltalite.flink.internal.merge.DeletionVector.of(positions).serialize();
+        byte[] bitmap =
+                io.deltalite.flink.internal.merge.value.DeletionVector.of(positions).serialize();
         report.append(
                 String.format(
                         "%nOne vector of %,d positions scattered over a 640,000-row file: %,d bytes of"

@@ -3,7 +3,7 @@ package io.deltalite.e2e.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.examples.OrderTimeline;
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.Rows;
 import java.io.IOException;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.deltalite.e2e.SparkDelta;
 import io.deltalite.e2e.SparkRows;
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.sink.UpsertStats;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.DeltaHistory;
@@ -69,7 +69,8 @@ class DeletionVectorInteropTest {
     private static final MergeOptions VECTORS =
             MergeOptions.DEFAULTS
                     .withWriteMode(WriteMode.DELETION_VECTORS)
-                    .withCompaction(io.deltalite.flink.internal.merge.CompactionOptions.DISABLED);
+                    .withCompaction(
+                            io.deltalite.flink.internal.merge.options.CompactionOptions.DISABLED);
 
     @TempDir Path dir;
 

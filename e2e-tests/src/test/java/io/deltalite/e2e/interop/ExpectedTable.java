@@ -1,7 +1,7 @@
 package io.deltalite.e2e.interop;
 
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.TableSchema;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.util.ArrayList;

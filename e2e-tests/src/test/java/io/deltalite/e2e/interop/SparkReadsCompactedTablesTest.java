@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.e2e.SparkDelta;
 import io.deltalite.e2e.SparkRows;
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.PartitionWriteResult;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.sink.DeltaLiteCompaction;
 import io.deltalite.flink.sink.UpsertStats;
 import io.deltalite.flink.sink.WriteMode;
@@ -99,7 +99,8 @@ class SparkReadsCompactedTablesTest {
                         table,
                         ITEMS,
                         MergeOptions.DEFAULTS.withCompaction(
-                                io.deltalite.flink.internal.merge.CompactionOptions.DISABLED))) {
+                                io.deltalite.flink.internal.merge.options.CompactionOptions
+                                        .DISABLED))) {
             for (long checkpoint = 0; checkpoint < 30; checkpoint++) {
                 for (long id = checkpoint * 10; id < checkpoint * 10 + 10; id++) {
                     upsert(deltalite, id, (int) checkpoint);

@@ -6,11 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.deltalite.e2e.SparkDelta;
 import io.deltalite.e2e.SparkRows;
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.sink.ParquetCompression;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
@@ -168,7 +168,8 @@ class SparkReadsDeltaliteTablesTest {
                         table,
                         definition,
                         MergeOptions.DEFAULTS.withCompaction(
-                                io.deltalite.flink.internal.merge.CompactionOptions.DISABLED))) {
+                                io.deltalite.flink.internal.merge.options.CompactionOptions
+                                        .DISABLED))) {
             // Six commits of disjoint key ranges: six files, each with its own key range.
             for (long range = 0; range < 6; range++) {
                 for (long id = range * 100; id < range * 100 + 100; id++) {

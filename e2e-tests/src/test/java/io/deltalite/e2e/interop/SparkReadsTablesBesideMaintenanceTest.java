@@ -3,11 +3,11 @@ package io.deltalite.e2e.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.e2e.SparkRows;
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.sink.DeltaLiteMaintenance;
 import io.deltalite.flink.sink.MaintenanceReport;
 import io.deltalite.flink.testing.DeltaHistory;

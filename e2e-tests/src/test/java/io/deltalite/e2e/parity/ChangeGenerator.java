@@ -1,6 +1,6 @@
 package io.deltalite.e2e.parity;
 
-import io.deltalite.flink.internal.merge.TableSchema;
+import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.testing.Rows;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

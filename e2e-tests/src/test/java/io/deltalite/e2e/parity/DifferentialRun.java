@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.e2e.SparkDelta;
 import io.deltalite.e2e.SparkRows;
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
@@ -97,7 +97,7 @@ final class DifferentialRun implements AutoCloseable {
                 options.withWriteMode(WriteMode.DELETION_VECTORS)
                         .withDeletionVectorRewriteThreshold(1.0)
                         .withCompaction(
-                                new io.deltalite.flink.internal.merge.CompactionOptions(
+                                new io.deltalite.flink.internal.merge.options.CompactionOptions(
                                         true,
                                         1,
                                         options.compaction().maxBytesPerCheckpoint(),

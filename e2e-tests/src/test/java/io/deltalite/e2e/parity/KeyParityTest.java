@@ -8,9 +8,9 @@ import static io.deltalite.e2e.parity.ParityTables.STRING;
 import static io.deltalite.e2e.parity.ParityTables.column;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;

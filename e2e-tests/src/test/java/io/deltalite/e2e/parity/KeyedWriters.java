@@ -1,16 +1,16 @@
 package io.deltalite.e2e.parity;
 
-import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.CheckpointCommitter;
-import io.deltalite.flink.internal.merge.CheckpointResults;
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.KeyGroups;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.MergeWriter;
-import io.deltalite.flink.internal.merge.PartitionMerger;
-import io.deltalite.flink.internal.merge.PartitionWriteResult;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.WriterShare;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.merge.commit.CheckpointCommitter;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.result.WriterShare;
+import io.deltalite.flink.internal.merge.rewrite.PartitionMerger;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.value.KeyGroups;
+import io.deltalite.flink.internal.merge.writer.MergeWriter;
 import io.deltalite.flink.internal.sink.ColumnValuesKeySelector;
 import java.util.ArrayList;
 import java.util.List;

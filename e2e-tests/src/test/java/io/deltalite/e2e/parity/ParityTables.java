@@ -1,7 +1,7 @@
 package io.deltalite.e2e.parity;
 
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.util.List;
 import java.util.Map;
 

@@ -4,8 +4,8 @@ import static io.deltalite.e2e.parity.Change.delete;
 import static io.deltalite.e2e.parity.Change.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.testing.HostileValues;
 import java.nio.file.Path;
 import java.util.ArrayList;

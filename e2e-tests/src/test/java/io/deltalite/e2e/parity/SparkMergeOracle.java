@@ -2,9 +2,9 @@ package io.deltalite.e2e.parity;
 
 import io.deltalite.e2e.SparkDelta;
 import io.deltalite.e2e.SparkRows;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.TableSchema;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.TableSchema;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.testing.Rows;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -8,8 +8,8 @@ import static io.deltalite.e2e.parity.ParityTables.STRING;
 import static io.deltalite.e2e.parity.ParityTables.column;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.file.Path;

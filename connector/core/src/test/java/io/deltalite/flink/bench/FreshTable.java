@@ -1,8 +1,8 @@
 package io.deltalite.flink.bench;
 
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.util.List;
 import java.util.Map;

@@ -2,12 +2,12 @@ package io.deltalite.flink.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.merge.CompactionOptions;
-import io.deltalite.flink.internal.merge.KeyIndex;
-import io.deltalite.flink.internal.merge.KeyIndexOptions;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.index.KeyIndex;
+import io.deltalite.flink.internal.merge.options.CompactionOptions;
+import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.UpsertHarness;

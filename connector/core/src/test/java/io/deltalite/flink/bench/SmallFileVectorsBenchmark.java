@@ -2,11 +2,11 @@ package io.deltalite.flink.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.DataFile;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.sink.UpsertStats;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.UpsertHarness;

@@ -1,9 +1,9 @@
 package io.deltalite.flink.testing;
 
-import io.deltalite.flink.internal.merge.BatchStream;
-import io.deltalite.flink.internal.merge.DataFile;
-import io.deltalite.flink.internal.merge.DataFileStore;
-import io.deltalite.flink.internal.merge.RowBatch;
+import io.deltalite.flink.internal.merge.table.BatchStream;
+import io.deltalite.flink.internal.merge.table.DataFileStore;
+import io.deltalite.flink.internal.merge.table.RowBatch;
+import io.deltalite.flink.internal.merge.value.DataFile;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;

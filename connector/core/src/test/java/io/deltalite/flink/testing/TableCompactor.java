@@ -1,15 +1,15 @@
 package io.deltalite.flink.testing;
 
-import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.CommitOutcomeUnknownException;
-import io.deltalite.flink.internal.merge.ConcurrentCommitException;
-import io.deltalite.flink.internal.merge.DataFile;
-import io.deltalite.flink.internal.merge.DataFileStore;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.PartitionValues;
-import io.deltalite.flink.internal.merge.TableCommit;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.TableSnapshot;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.table.CommitOutcomeUnknownException;
+import io.deltalite.flink.internal.merge.table.ConcurrentCommitException;
+import io.deltalite.flink.internal.merge.table.DataFileStore;
+import io.deltalite.flink.internal.merge.table.TableCommit;
+import io.deltalite.flink.internal.merge.table.TableSnapshot;
+import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.PartitionValues;
 import java.util.List;
 import java.util.Map;
 

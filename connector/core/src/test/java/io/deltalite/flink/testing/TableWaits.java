@@ -2,7 +2,7 @@ package io.deltalite.flink.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,15 +1,15 @@
 package io.deltalite.flink.testing;
 
-import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.CheckpointCommitter;
-import io.deltalite.flink.internal.merge.CheckpointResults;
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.MergeWriter;
-import io.deltalite.flink.internal.merge.PartitionMerger;
-import io.deltalite.flink.internal.merge.PartitionWriteResult;
-import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.commit.CheckpointCommitter;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.rewrite.PartitionMerger;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.writer.MergeWriter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;

@@ -1,9 +1,9 @@
 package io.deltalite.flink.sink;
 
-import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.DeadLineageCleanup;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.merge.maintenance.DeadLineageCleanup;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import java.io.PrintStream;
 import java.time.Duration;

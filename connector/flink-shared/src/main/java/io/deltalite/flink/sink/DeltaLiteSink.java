@@ -1,7 +1,7 @@
 package io.deltalite.flink.sink;
 
 import io.deltalite.flink.internal.compat.SinkV2;
-import io.deltalite.flink.internal.merge.CheckpointResults;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
 import io.deltalite.flink.internal.sink.SavepointCheck;
 import io.deltalite.flink.internal.sink.Serializers;
 import io.deltalite.flink.internal.sink.SinkConfig;

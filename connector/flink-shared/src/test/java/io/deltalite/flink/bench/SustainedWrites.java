@@ -1,6 +1,6 @@
 package io.deltalite.flink.bench;
 
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.sink.DeltaLiteOptions;
 import io.deltalite.flink.sink.DeltaLiteSink;
 import io.deltalite.flink.sink.UpsertStats;

@@ -4,11 +4,11 @@ import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertEachCheckpointCo
 import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertTableEquals;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
-import io.deltalite.flink.internal.sink.FaultInjection;
-import io.deltalite.flink.internal.sink.FaultInjection.Point;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.faults.FaultInjection;
+import io.deltalite.flink.internal.faults.FaultInjection.Point;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.sink.MaintenanceReport.State;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;

@@ -3,8 +3,8 @@ package io.deltalite.flink.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.deltalite.flink.internal.merge.TableDefinition;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.KilledJobs;
 import java.io.ByteArrayOutputStream;

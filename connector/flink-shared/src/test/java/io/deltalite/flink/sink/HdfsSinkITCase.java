@@ -2,9 +2,9 @@ package io.deltalite.flink.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.delta.StorageFaults;
-import io.deltalite.flink.internal.sink.FaultInjection;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.faults.FaultInjection;
+import io.deltalite.flink.internal.faults.StorageFaults;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.SinkJobs;

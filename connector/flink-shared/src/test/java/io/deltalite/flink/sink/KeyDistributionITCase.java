@@ -4,8 +4,8 @@ import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertEachCheckpointCo
 import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertTableEquals;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.sink.FaultInjection;
-import io.deltalite.flink.internal.sink.FaultInjection.Point;
+import io.deltalite.flink.internal.faults.FaultInjection;
+import io.deltalite.flink.internal.faults.FaultInjection.Point;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.SinkJobs;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.deltalite.flink.exceptions.DeltaLiteStorageException;
-import io.deltalite.flink.internal.delta.StorageFaults;
+import io.deltalite.flink.internal.faults.StorageFaults;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.LocalDisks;

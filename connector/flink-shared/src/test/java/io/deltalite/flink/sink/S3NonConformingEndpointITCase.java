@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.deltalite.flink.exceptions.DeltaLiteUnsupportedStorageException;
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.Rows;

@@ -2,8 +2,8 @@ package io.deltalite.flink.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.CommitOutcome;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.deltalite.flink.exceptions.DeltaLiteStorageException;
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.SinkJobs;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.deltalite.flink.internal.compat.FlinkLine;
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.SinkJobs;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import io.deltalite.flink.internal.compat.FlinkLine;
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.sink.DeltaLiteOptions;
 import io.deltalite.flink.sink.DeltaLiteSink;
 import io.deltalite.flink.testing.Rows;

@@ -1,6 +1,6 @@
 package io.deltalite.flink.testing;
 
-import io.deltalite.flink.internal.sink.FaultInjection;
+import io.deltalite.flink.internal.faults.FaultInjection;
 import io.deltalite.flink.sink.DeltaLiteOptions;
 import io.deltalite.flink.sink.DeltaLiteSink;
 import java.nio.file.Path;

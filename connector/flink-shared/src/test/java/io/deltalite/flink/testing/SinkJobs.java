@@ -79,12 +79,12 @@ public final class SinkJobs {
      * @return how many failures were injected so far
      */
     public static java.util.concurrent.atomic.AtomicInteger failOnceAt(
-            io.deltalite.flink.internal.sink.FaultInjection.Point point,
+            io.deltalite.flink.internal.faults.FaultInjection.Point point,
             java.nio.file.Path table,
             long failAt) {
         java.util.concurrent.atomic.AtomicInteger failures =
                 new java.util.concurrent.atomic.AtomicInteger();
-        io.deltalite.flink.internal.sink.FaultInjection.arm(
+        io.deltalite.flink.internal.faults.FaultInjection.arm(
                 point,
                 (location, occurrence) -> {
                     if (location.equals(table.toString())

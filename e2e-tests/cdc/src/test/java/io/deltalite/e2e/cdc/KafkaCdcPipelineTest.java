@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.deltalite.e2e.SparkRows;
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.TableWaits;
 import java.nio.file.Path;

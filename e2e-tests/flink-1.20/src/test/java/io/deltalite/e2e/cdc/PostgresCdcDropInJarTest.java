@@ -3,7 +3,7 @@ package io.deltalite.e2e.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.e2e.FlinkDistribution;
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.testing.Rows;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.deltalite.e2e.upgrade;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.delta.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.FlinkUpgradeJob;
 import io.deltalite.flink.testing.Rows;

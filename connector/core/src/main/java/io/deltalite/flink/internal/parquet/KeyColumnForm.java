@@ -1,7 +1,7 @@
 package io.deltalite.flink.internal.parquet;
 
-import io.deltalite.flink.internal.merge.ValueType;
-import io.deltalite.flink.internal.merge.ValueType.Kind;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.CharacterCodingException;
@@ -25,8 +25,8 @@ import org.apache.parquet.schema.Type;
  * the caller reads the file the row-wise way.
  *
  * <p>Values are equal exactly when the engine's values are ({@link
- * io.deltalite.flink.internal.merge.RowKey}): integers by value (a TINYINT or SMALLINT value is
- * narrowed as the row-wise reader narrows it), floating point by {@code floatToIntBits} / {@code
+ * io.deltalite.flink.internal.merge.value.RowKey}): integers by value (a TINYINT or SMALLINT value
+ * is narrowed as the row-wise reader narrows it), floating point by {@code floatToIntBits} / {@code
  * doubleToLongBits} (so {@code NaN} equals {@code NaN}, {@code -0.0} differs from {@code 0.0}),
  * decimals by unscaled value at the table's scale, strings by their UTF-8 bytes, binary by content.
  *

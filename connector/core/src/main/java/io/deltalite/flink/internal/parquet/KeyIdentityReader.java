@@ -1,8 +1,8 @@
 package io.deltalite.flink.internal.parquet;
 
-import io.deltalite.flink.internal.merge.KeyIdentity;
-import io.deltalite.flink.internal.merge.KeyIdentitySink;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.index.KeyIdentity;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.table.KeyIdentitySink;
 import java.io.IOException;
 import java.util.List;
 import java.util.OptionalLong;

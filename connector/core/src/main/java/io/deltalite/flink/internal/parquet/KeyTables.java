@@ -1,7 +1,7 @@
 package io.deltalite.flink.internal.parquet;
 
-import io.deltalite.flink.internal.merge.ChangedKeys;
-import io.deltalite.flink.internal.merge.RowKey;
+import io.deltalite.flink.internal.merge.table.ChangedKeys;
+import io.deltalite.flink.internal.merge.value.RowKey;
 import java.util.List;
 
 /**

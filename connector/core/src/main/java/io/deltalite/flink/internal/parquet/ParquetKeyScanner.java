@@ -1,10 +1,10 @@
 package io.deltalite.flink.internal.parquet;
 
-import io.deltalite.flink.internal.merge.ChangedKeys;
-import io.deltalite.flink.internal.merge.DeletionVector;
-import io.deltalite.flink.internal.merge.KeyHits;
-import io.deltalite.flink.internal.merge.RowKey;
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.table.ChangedKeys;
+import io.deltalite.flink.internal.merge.table.KeyHits;
+import io.deltalite.flink.internal.merge.value.DeletionVector;
+import io.deltalite.flink.internal.merge.value.RowKey;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -56,7 +56,7 @@ public final class ParquetKeyScanner {
 
     /**
      * The live rows of {@code file} whose key is one of {@code keys} (see {@link
-     * io.deltalite.flink.internal.merge.DataFileStore#locateKeys}), or empty when this reader
+     * io.deltalite.flink.internal.merge.table.DataFileStore#locateKeys}), or empty when this reader
      * cannot compare its key columns exactly.
      *
      * @param deleted the file's deletion vector (empty when it has none)

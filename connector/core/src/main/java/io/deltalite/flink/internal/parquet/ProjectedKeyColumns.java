@@ -1,6 +1,6 @@
 package io.deltalite.flink.internal.parquet;
 
-import io.deltalite.flink.internal.merge.ValueType;
+import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

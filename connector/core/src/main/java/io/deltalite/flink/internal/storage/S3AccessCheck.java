@@ -1,7 +1,7 @@
 package io.deltalite.flink.internal.storage;
 
 import io.deltalite.flink.exceptions.DeltaLiteStorageException;
-import io.deltalite.flink.internal.merge.Causes;
+import io.deltalite.flink.internal.merge.table.Causes;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.ConnectException;

@@ -2,12 +2,12 @@ package io.deltalite.flink.internal.parquet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.merge.ChangedKeys;
-import io.deltalite.flink.internal.merge.DeletionVector;
-import io.deltalite.flink.internal.merge.KeyHits;
-import io.deltalite.flink.internal.merge.RowKey;
-import io.deltalite.flink.internal.merge.ValueType;
-import io.deltalite.flink.internal.merge.ValueType.Kind;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
+import io.deltalite.flink.internal.merge.table.ChangedKeys;
+import io.deltalite.flink.internal.merge.table.KeyHits;
+import io.deltalite.flink.internal.merge.value.DeletionVector;
+import io.deltalite.flink.internal.merge.value.RowKey;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;

@@ -2,11 +2,11 @@ package io.deltalite.flink.internal.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.delta.KernelTableReader;
-import io.deltalite.flink.internal.merge.CompactionOptions;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.options.CompactionOptions;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.testing.UpsertHarness;
 import io.deltalite.flink.testing.s3.S3ForwardingProxy;
 import io.deltalite.flink.testing.s3.S3ProxyExtension;

@@ -1,7 +1,7 @@
 package io.deltalite.flink.testing.s3;
 
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.MergeOptions;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.internal.compat.Committables;
-import io.deltalite.flink.internal.merge.CheckpointResults;
-import io.deltalite.flink.internal.merge.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

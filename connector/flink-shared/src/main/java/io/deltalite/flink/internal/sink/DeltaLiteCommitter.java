@@ -1,13 +1,14 @@
 package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.exceptions.DeltaLiteException;
-import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.AttemptJournal;
-import io.deltalite.flink.internal.merge.CheckpointCommitter;
-import io.deltalite.flink.internal.merge.CheckpointResults;
-import io.deltalite.flink.internal.merge.CommitOutcome;
-import io.deltalite.flink.internal.merge.LineageHeartbeat;
-import io.deltalite.flink.internal.merge.PartitionMerger;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.faults.FaultInjection;
+import io.deltalite.flink.internal.merge.commit.CheckpointCommitter;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.journal.LineageHeartbeat;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.merge.rewrite.PartitionMerger;
+import io.deltalite.flink.internal.merge.table.AttemptJournal;
 import io.deltalite.flink.sink.UpsertStats;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

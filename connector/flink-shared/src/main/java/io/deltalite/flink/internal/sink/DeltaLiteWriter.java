@@ -1,14 +1,15 @@
 package io.deltalite.flink.internal.sink;
 
-import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.AttemptJournal;
-import io.deltalite.flink.internal.merge.InputProjection;
-import io.deltalite.flink.internal.merge.KeyIndex;
-import io.deltalite.flink.internal.merge.LineageHeartbeat;
-import io.deltalite.flink.internal.merge.MergeWriter;
-import io.deltalite.flink.internal.merge.PartitionWriteResult;
-import io.deltalite.flink.internal.merge.PendingCheckpoint;
-import io.deltalite.flink.internal.merge.WriterShare;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.faults.FaultInjection;
+import io.deltalite.flink.internal.merge.index.KeyIndex;
+import io.deltalite.flink.internal.merge.journal.LineageHeartbeat;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.result.PendingCheckpoint;
+import io.deltalite.flink.internal.merge.result.WriterShare;
+import io.deltalite.flink.internal.merge.schema.InputProjection;
+import io.deltalite.flink.internal.merge.table.AttemptJournal;
+import io.deltalite.flink.internal.merge.writer.MergeWriter;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,8 +1,8 @@
 package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
-import io.deltalite.flink.internal.merge.ValueType;
-import io.deltalite.flink.internal.merge.ValueType.Kind;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.table.types.logical.ArrayType;

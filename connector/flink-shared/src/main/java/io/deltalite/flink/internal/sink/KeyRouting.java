@@ -1,7 +1,7 @@
 package io.deltalite.flink.internal.sink;
 
-import io.deltalite.flink.internal.merge.KeyGroups;
-import io.deltalite.flink.internal.merge.WriterShare;
+import io.deltalite.flink.internal.merge.result.WriterShare;
+import io.deltalite.flink.internal.merge.value.KeyGroups;
 import io.deltalite.flink.sink.Distribution;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,6 +1,6 @@
 package io.deltalite.flink.internal.sink;
 
-import io.deltalite.flink.internal.merge.InputProjection;
+import io.deltalite.flink.internal.merge.schema.InputProjection;
 import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.List;

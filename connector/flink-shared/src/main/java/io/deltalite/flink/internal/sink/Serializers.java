@@ -1,11 +1,11 @@
 package io.deltalite.flink.internal.sink;
 
-import io.deltalite.flink.internal.merge.AttemptJournal;
-import io.deltalite.flink.internal.merge.CheckpointResults;
-import io.deltalite.flink.internal.merge.PartitionWriteResult;
-import io.deltalite.flink.internal.merge.PendingCheckpoint;
-import io.deltalite.flink.internal.merge.ResultCodec;
-import io.deltalite.flink.internal.merge.ValueCodec;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.result.PendingCheckpoint;
+import io.deltalite.flink.internal.merge.result.ResultCodec;
+import io.deltalite.flink.internal.merge.table.AttemptJournal;
+import io.deltalite.flink.internal.merge.value.ValueCodec;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -1,9 +1,9 @@
 package io.deltalite.flink.internal.sink;
 
-import io.deltalite.flink.internal.merge.CompactionOptions;
-import io.deltalite.flink.internal.merge.KeyIndexOptions;
-import io.deltalite.flink.internal.merge.MergeOptions;
-import io.deltalite.flink.internal.merge.TableDefinition;
+import io.deltalite.flink.internal.merge.options.CompactionOptions;
+import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.sink.CommitListener;
 import io.deltalite.flink.sink.DeltaLiteOptions;

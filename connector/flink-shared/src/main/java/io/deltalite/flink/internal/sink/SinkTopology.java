@@ -1,10 +1,10 @@
 package io.deltalite.flink.internal.sink;
 
 import io.deltalite.flink.exceptions.DeltaLiteException;
-import io.deltalite.flink.internal.delta.DeltaTable;
-import io.deltalite.flink.internal.merge.CheckpointResults;
-import io.deltalite.flink.internal.merge.InputProjection;
-import io.deltalite.flink.internal.merge.TableSchema;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.merge.schema.InputProjection;
+import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.sink.Distribution;
 import java.util.Collection;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.deltalite.flink.internal.sink;
 
-import io.deltalite.flink.internal.merge.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
 import java.util.List;
 import java.util.Objects;
 import org.apache.flink.annotation.Internal;

@@ -1,6 +1,6 @@
 package io.deltalite.flink.internal.sink;
 
-import io.deltalite.flink.internal.merge.PendingCheckpoint;
+import io.deltalite.flink.internal.merge.result.PendingCheckpoint;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
 

@@ -3,12 +3,12 @@ package io.deltalite.flink.internal.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.compat.Committables;
-import io.deltalite.flink.internal.merge.CheckpointResults;
-import io.deltalite.flink.internal.merge.ColumnStatistics;
-import io.deltalite.flink.internal.merge.DataFile;
-import io.deltalite.flink.internal.merge.DeletedKeys;
-import io.deltalite.flink.internal.merge.PartitionValues;
-import io.deltalite.flink.internal.merge.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.value.ColumnStatistics;
+import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.DeletedKeys;
+import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.sink.UpsertStats;
 import java.util.ArrayList;
 import java.util.List;

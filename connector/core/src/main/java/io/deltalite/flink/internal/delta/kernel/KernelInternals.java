@@ -1,0 +1,267 @@
+package io.deltalite.flink.internal.delta.kernel;
+
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.internal.actions.AddFile;
+import io.delta.kernel.internal.actions.SingleAction;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Every use of Delta Kernel's internal API, in one place, so that a Kernel upgrade breaks here and
+ * nowhere else. Kernel 4.4 has no public API to remove a file or to read the protocol's table
+ * features; both are needed by a writer that rewrites files. Nor can its public API change the
+ * schema of a table without column mapping, which the Delta protocol allows (adding a nullable
+ * column, widening a type) and Spark does, nor write the checksum of a version whose files Kernel's
+ * own post-commit hook cannot serialize.
+ */
+final class KernelInternals {
+    private KernelInternals() {}
+
+    /**
+     * The remove action for the file described by {@code addFile} (the {@code add} struct of a
+     * scan-file row): same path, partition values, size, statistics and deletion vector, with the
+     * given {@code dataChange} and deletion time.
+     */
+    static Row removeAction(Row addFile, long deletionTimestampMillis, boolean dataChange) {
+        Row remove =
+                new AddFile(addFile)
+                        .toRemoveFileRow(dataChange, Optional.of(deletionTimestampMillis));
+        return SingleAction.createRemoveFileSingleAction(remove);
+    }
+
+    /**
+     * {@code appendAction} (an add action as {@code Transaction.generateAppendActions} makes it)
+     * with {@code dataChange = false}, everything else kept: for files that only rearrange rows.
+     */
+    static Row withoutDataChange(
+            Row appendAction, io.delta.kernel.types.StructType physicalSchema) {
+        int ordinal = appendAction.getSchema().indexOf("add");
+        AddFile add = new AddFile(appendAction.getStruct(ordinal));
+        Row row =
+                AddFile.createAddFileRow(
+                        physicalSchema,
+                        add.getPath(),
+                        add.getPartitionValues(),
+                        add.getSize(),
+                        add.getModificationTime(),
+                        false,
+                        add.getDeletionVector(),
+                        add.getTags(),
+                        add.getBaseRowId(),
+                        add.getDefaultRowCommitVersion(),
+                        add.getStats(physicalSchema));
+        return SingleAction.createAddFileSingleAction(row);
+    }
+
+    /**
+     * Checks Delta table properties as Kernel does when it creates a table: an unknown {@code
+     * delta.*} key or an invalid value throws Kernel's exception, which names the property.
+     */
+    static void validateTableProperties(java.util.Map<String, String> properties) {
+        io.delta.kernel.internal.TableConfig.validateAndNormalizeDeltaProperties(properties);
+    }
+
+    /** The bytes of an inline deletion vector ({@code storageType} {@code i}). */
+    static byte[] decodeInlineDeletionVector(String encoded, int sizeInBytes) {
+        return io.delta.kernel.internal.deletionvectors.Base85Codec.decodeBytes(
+                encoded, sizeInBytes);
+    }
+
+    /** The Z85 form of a deletion vector file's UUID, as {@code u} descriptors name it. */
+    static String encodeUuid(java.util.UUID id) {
+        return io.delta.kernel.internal.deletionvectors.Base85Codec.encodeUUID(id);
+    }
+
+    /** The file of an on-disk deletion vector of the table at {@code tablePath}. */
+    static String deletionVectorPath(
+            io.deltalite.flink.internal.merge.value.DeletionVectorRef ref, String tablePath) {
+        return descriptor(ref).getAbsolutePath(tablePath);
+    }
+
+    private static io.delta.kernel.internal.actions.DeletionVectorDescriptor descriptor(
+            io.deltalite.flink.internal.merge.value.DeletionVectorRef ref) {
+        return new io.delta.kernel.internal.actions.DeletionVectorDescriptor(
+                ref.storageType(),
+                ref.pathOrInlineDv(),
+                ref.offset() < 0 ? Optional.empty() : Optional.of(ref.offset()),
+                ref.sizeInBytes(),
+                ref.cardinality());
+    }
+
+    /**
+     * The add action that gives the file described by {@code addFile} (the {@code add} struct of a
+     * scan-file row) the deletion vector {@code ref}: same path, partition values, size, time, tags
+     * and row tracking fields, statistics without tight bounds, {@code dataChange = true}.
+     */
+    static Row addWithDeletionVector(
+            Row addFile,
+            io.deltalite.flink.internal.merge.value.DeletionVectorRef ref,
+            io.delta.kernel.types.StructType physicalSchema) {
+        AddFile add = new AddFile(addFile);
+        Optional<io.delta.kernel.statistics.DataFileStatistics> stats =
+                add.getStats(physicalSchema)
+                        .map(io.delta.kernel.statistics.DataFileStatistics::withoutTightBounds);
+        Row row =
+                AddFile.createAddFileRow(
+                        physicalSchema,
+                        add.getPath(),
+                        add.getPartitionValues(),
+                        add.getSize(),
+                        add.getModificationTime(),
+                        true,
+                        Optional.of(descriptor(ref)),
+                        add.getTags(),
+                        add.getBaseRowId(),
+                        add.getDefaultRowCommitVersion(),
+                        stats);
+        return SingleAction.createAddFileSingleAction(row);
+    }
+
+    /**
+     * Deletes the log files of {@code snapshot}'s table that are older than its {@code
+     * delta.logRetentionDuration} and precede a log checkpoint, as Delta writers do after a
+     * checkpoint — unless the table turns that off ({@code delta.enableExpiredLogCleanup}) or
+     * protects its checkpoints. Kernel's own checkpoint hook skips it for the snapshot a commit
+     * returns, so the sink calls it after writing a checkpoint.
+     *
+     * @return how many files were deleted
+     */
+    static long cleanupExpiredLogs(
+            io.delta.kernel.engine.Engine engine, Snapshot snapshot, String tablePath)
+            throws java.io.IOException {
+        io.delta.kernel.internal.SnapshotImpl impl =
+                (io.delta.kernel.internal.SnapshotImpl) snapshot;
+        io.delta.kernel.internal.actions.Metadata metadata = impl.getMetadata();
+        boolean enabled =
+                io.delta.kernel.internal.TableConfig.EXPIRED_LOG_CLEANUP_ENABLED.fromMetadata(
+                        metadata);
+        boolean protectedCheckpoints =
+                impl.getProtocol()
+                        .getWriterFeatures()
+                        .contains(
+                                io.delta.kernel.internal.tablefeatures.TableFeatures
+                                        .CHECKPOINT_PROTECTION_W_FEATURE
+                                        .featureName());
+        if (!enabled || protectedCheckpoints) {
+            return 0;
+        }
+        long retention = io.delta.kernel.internal.TableConfig.LOG_RETENTION.fromMetadata(metadata);
+        return io.delta.kernel.internal.snapshot.MetadataCleanup.cleanupExpiredLogs(
+                engine,
+                System::currentTimeMillis,
+                new io.delta.kernel.internal.fs.Path(tablePath),
+                retention);
+    }
+
+    /**
+     * Writes the checksum file ({@code <version>.crc}) of {@code version} of the table at {@code
+     * tablePath} from a replay of its log, as Kernel's {@code CHECKSUM_FULL} post-commit hook does,
+     * but without the optional list of all files ({@code allFiles}). Kernel 4.4 puts that list in
+     * the checksum of a table of at most 20 files, and its JSON writer cannot write it when some of
+     * the files have a deletion vector and others none: {@code GenericColumnVector#getChild} of the
+     * {@code deletionVector} column fails on a file without one. The checksums Kernel builds from
+     * the previous one ({@code CHECKSUM_SIMPLE}) never have the list either. Does nothing when the
+     * checksum exists.
+     */
+    static void writeChecksum(io.delta.kernel.engine.Engine engine, String tablePath, long version)
+            throws java.io.IOException {
+        io.delta.kernel.internal.SnapshotImpl snapshot =
+                (io.delta.kernel.internal.SnapshotImpl)
+                        io.delta.kernel.TableManager.loadSnapshot(tablePath)
+                                .atVersion(version)
+                                .build(engine);
+        io.delta.kernel.internal.snapshot.LogSegment segment = snapshot.getLogSegment();
+        boolean written =
+                segment.getLastSeenChecksum()
+                        .map(
+                                file ->
+                                        io.delta.kernel.internal.util.FileNames.getFileVersion(
+                                                        new io.delta.kernel.internal.fs.Path(
+                                                                file.getPath()))
+                                                == version)
+                        .orElse(false);
+        if (written) {
+            return;
+        }
+        io.delta.kernel.internal.checksum.CRCInfo checksum =
+                io.delta.kernel.internal.checksum.ChecksumUtils.computeChecksum(
+                        engine, segment, false);
+        new io.delta.kernel.internal.checksum.ChecksumWriter(segment.getLogPath())
+                .writeCheckSum(engine, checksum);
+    }
+
+    /** The table's {@code delta.deletedFileRetentionDuration}, in milliseconds. */
+    static long deletedFileRetentionMillis(Snapshot snapshot) {
+        return io.delta.kernel.internal.TableConfig.TOMBSTONE_RETENTION.fromMetadata(
+                ((io.delta.kernel.internal.SnapshotImpl) snapshot).getMetadata());
+    }
+
+    /** The table's {@code delta.logRetentionDuration}, in milliseconds. */
+    static long logRetentionMillis(Snapshot snapshot) {
+        return io.delta.kernel.internal.TableConfig.LOG_RETENTION.fromMetadata(
+                ((io.delta.kernel.internal.SnapshotImpl) snapshot).getMetadata());
+    }
+
+    /** The reader and writer table features the table's protocol lists, in order. */
+    static Set<String> tableFeatures(Snapshot snapshot) {
+        Set<String> features = new TreeSet<>(snapshot.getProtocol().getWriterFeatures());
+        features.addAll(snapshot.getProtocol().getReaderFeatures());
+        return features;
+    }
+
+    /**
+     * A transaction on {@code snapshot} that commits {@code newSchema} (and, when {@code
+     * typeWidening} is set, turns on the type widening table feature with {@code
+     * delta.enableTypeWidening = true}) and nothing else, with no retries: a conflict surfaces as
+     * Kernel's {@code ConcurrentWriteException}. It is built as {@code
+     * UpdateTableTransactionBuilderImpl#build} builds one, without the step that requires column
+     * mapping for any schema change.
+     */
+    static io.delta.kernel.Transaction schemaChangeTransaction(
+            Snapshot snapshot,
+            io.delta.kernel.types.StructType newSchema,
+            boolean typeWidening,
+            String engineInfo) {
+        io.delta.kernel.internal.SnapshotImpl impl =
+                (io.delta.kernel.internal.SnapshotImpl) snapshot;
+        io.delta.kernel.internal.actions.Metadata metadata =
+                impl.getMetadata().withNewSchema(newSchema);
+        Optional<io.delta.kernel.internal.actions.Protocol> protocol = Optional.empty();
+        if (typeWidening) {
+            metadata =
+                    metadata.withMergedConfiguration(
+                            java.util.Map.of(
+                                    io.delta.kernel.internal.TableConfig.TYPE_WIDENING_ENABLED
+                                            .getKey(),
+                                    "true"));
+            // As Kernel upgrades a protocol for a property that needs a feature: to (3, 7)
+            // with the table's implicit features made explicit, plus typeWidening.
+            protocol =
+                    io.delta.kernel.internal.tablefeatures.TableFeatures
+                            .autoUpgradeProtocolBasedOnMetadata(
+                                    metadata, java.util.Set.of(), impl.getProtocol())
+                            .map(upgrade -> upgrade._1);
+        }
+        return new io.delta.kernel.internal.TransactionImpl(
+                false,
+                impl.getDataPath(),
+                Optional.of(impl),
+                engineInfo,
+                io.delta.kernel.Operation.MANUAL_UPDATE,
+                protocol,
+                Optional.of(metadata),
+                impl.getCommitter(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(0),
+                0,
+                System::currentTimeMillis);
+    }
+
+    /** Kernel's check of a table schema without column mapping, defaults or Iceberg compat. */
+    static void validateSchema(io.delta.kernel.types.StructType schema) {
+        io.delta.kernel.internal.util.SchemaUtils.validateSchema(schema, false, false, false);
+    }
+}

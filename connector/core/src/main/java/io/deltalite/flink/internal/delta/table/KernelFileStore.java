@@ -1,0 +1,424 @@
+package io.deltalite.flink.internal.delta.table;
+
+import io.delta.kernel.DataWriteContext;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.statistics.DataFileStatistics;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.internal.delta.fileio.ConnectorClassLoader;
+import io.deltalite.flink.internal.delta.fileio.ParquetInputFiles;
+import io.deltalite.flink.internal.delta.fileio.TrackingFileIO;
+import io.deltalite.flink.internal.delta.kernel.KernelBatchStream;
+import io.deltalite.flink.internal.delta.kernel.KernelIterators;
+import io.deltalite.flink.internal.delta.kernel.KernelRowBatch;
+import io.deltalite.flink.internal.delta.kernel.KernelSchemas;
+import io.deltalite.flink.internal.delta.kernel.KeyStatisticsReader;
+import io.deltalite.flink.internal.delta.kernel.LogStatistics;
+import io.deltalite.flink.internal.delta.kernel.PartitionValueCodec;
+import io.deltalite.flink.internal.delta.kernel.RowsColumnarBatch;
+import io.deltalite.flink.internal.delta.kernel.TableRowDecoder;
+import io.deltalite.flink.internal.merge.schema.TableSchema;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.table.BatchStream;
+import io.deltalite.flink.internal.merge.table.ChangedKeys;
+import io.deltalite.flink.internal.merge.table.DataFileStore;
+import io.deltalite.flink.internal.merge.table.KeyHits;
+import io.deltalite.flink.internal.merge.table.KeyIdentitySink;
+import io.deltalite.flink.internal.merge.table.RowBatch;
+import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.DeletionVector;
+import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.internal.parquet.KeyIdentityReader;
+import io.deltalite.flink.internal.parquet.ParquetKeyScanner;
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Reads and writes the Parquet data files of a table with Kernel's Parquet handler.
+ *
+ * <p>Files are read one batch at a time in their physical layout (data columns only, or only the
+ * key columns), in file order: each row's position is counted from the start of the file, and the
+ * file's deletion vector marks the rows at its positions as not live. New files are written with
+ * Kernel's multi-file writer, which rolls at the target file size and computes statistics; the
+ * match-key columns always get them.
+ */
+final class KernelFileStore implements DataFileStore {
+    private final DeltaTable table;
+    private final Engine engine;
+    private final TableSchema schema;
+    private final StructType dataSchema;
+    private final StructType keySchema;
+    private final int[] dataKeyOrdinals;
+    private final int[] keyOnlyOrdinals;
+    private final List<ValueType> keyTypes;
+    private final List<Column> keyColumns;
+    private final PartitionValueCodec partitionCodec;
+    private final KeyStatisticsReader statisticsReader;
+    private final TableRowDecoder rowDecoder;
+    private final ParquetKeyScanner keyScanner;
+    private final KeyIdentityReader identityReader;
+
+    KernelFileStore(DeltaTable table) {
+        this.table = table;
+        this.engine = table.engine();
+        this.schema = table.schema();
+        this.dataSchema = KernelSchemas.dataSchema(schema);
+        this.keyTypes = schema.matchKeyTypes();
+        List<String> keyNames = schema.matchKey();
+        StructType keys = new StructType();
+        List<Column> columns = new ArrayList<>();
+        this.dataKeyOrdinals = new int[keyNames.size()];
+        for (int i = 0; i < keyNames.size(); i++) {
+            keys = keys.add(dataSchema.get(keyNames.get(i)));
+            dataKeyOrdinals[i] = dataSchema.indexOf(keyNames.get(i));
+            columns.add(new Column(keyNames.get(i)));
+        }
+        this.keySchema = keys;
+        this.keyOnlyOrdinals = java.util.stream.IntStream.range(0, keyNames.size()).toArray();
+        this.keyColumns = List.copyOf(columns);
+        this.partitionCodec = new PartitionValueCodec(schema);
+        this.statisticsReader = new KeyStatisticsReader(dataSchema, keyNames, keyTypes);
+        this.rowDecoder = new TableRowDecoder(schema);
+        this.keyScanner = new ParquetKeyScanner(keyNames, keyTypes);
+        this.identityReader = new KeyIdentityReader(keyNames, keyTypes);
+    }
+
+    StructType dataSchema() {
+        return dataSchema;
+    }
+
+    PartitionValueCodec partitionCodec() {
+        return partitionCodec;
+    }
+
+    KeyStatisticsReader statisticsReader() {
+        return statisticsReader;
+    }
+
+    @Override
+    public BatchStream readKeys(DataFile file) {
+        return read(file, keySchema, keyOnlyOrdinals, null);
+    }
+
+    /**
+     * Reads the key columns with parquet-java's column reader ({@link ParquetKeyScanner}); a file
+     * whose key columns it cannot compare exactly is read row-wise through Kernel instead.
+     */
+    @Override
+    public KeyHits locateKeys(DataFile file, ChangedKeys keys, boolean firstOnly) {
+        Optional<KeyHits> located;
+        try {
+            DeletionVector deleted = readDeletionVector(file);
+            located =
+                    ConnectorClassLoader.call(
+                            () ->
+                                    keyScanner.locate(
+                                            ParquetInputFiles.open(
+                                                    table.fileIO(), file.path(), file.sizeBytes()),
+                                            keys,
+                                            deleted,
+                                            firstOnly));
+        } catch (DeltaLiteException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+        return located.orElseGet(() -> locateKeysRowWise(file, keys, firstOnly));
+    }
+
+    /** The row-wise search through Kernel's reader: the fallback, and the reference in tests. */
+    KeyHits locateKeysRowWise(DataFile file, ChangedKeys keys, boolean firstOnly) {
+        return DataFileStore.super.locateKeys(file, keys, firstOnly);
+    }
+
+    /**
+     * Reads the key columns with parquet-java's column reader ({@link KeyIdentityReader}); a file
+     * whose key columns it cannot decode exactly (or keys of other types than this table's) is read
+     * row-wise through Kernel instead.
+     */
+    @Override
+    public long readKeyIdentities(DataFile file, List<ValueType> types, KeyIdentitySink sink) {
+        if (!types.equals(keyTypes)) {
+            return readKeyIdentitiesRowWise(file, types, sink);
+        }
+        OptionalLong rows;
+        try {
+            rows =
+                    ConnectorClassLoader.call(
+                            () ->
+                                    identityReader.read(
+                                            ParquetInputFiles.open(
+                                                    table.fileIO(), file.path(), file.sizeBytes()),
+                                            sink));
+        } catch (DeltaLiteException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+        return rows.isPresent() ? rows.getAsLong() : readKeyIdentitiesRowWise(file, types, sink);
+    }
+
+    /** The row-wise read through Kernel's reader: the fallback, and the reference in tests. */
+    long readKeyIdentitiesRowWise(DataFile file, List<ValueType> types, KeyIdentitySink sink) {
+        return DataFileStore.super.readKeyIdentities(file, types, sink);
+    }
+
+    @Override
+    public BatchStream readRows(DataFile file) {
+        return read(file, dataSchema, dataKeyOrdinals, rowDecoder);
+    }
+
+    /**
+     * Streams the rows of {@code file} in their physical order; each batch knows the position of
+     * its first row, and a deletion vector of the file marks its rows as not live.
+     */
+    private BatchStream read(
+            DataFile file, StructType columns, int[] keyOrdinals, TableRowDecoder rows) {
+        DeletionVector deleted = readDeletionVector(file);
+        CloseableIterator<ColumnarBatch> physical;
+        try {
+            CloseableIterator<FileReadResult> results =
+                    engine.getParquetHandler()
+                            .readParquetFiles(
+                                    KernelIterators.of(
+                                            List.of(
+                                                            FileStatus.of(
+                                                                    file.path(),
+                                                                    file.sizeBytes(),
+                                                                    file.modificationTime()))
+                                                    .iterator()),
+                                    columns,
+                                    Optional.empty());
+            physical = results.map(FileReadResult::getData);
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+        long[] nextPosition = {0};
+        return new KernelBatchStream(
+                file,
+                table.location(),
+                physical.<io.deltalite.flink.internal.merge.table.RowBatch>map(
+                        batch -> {
+                            long first = nextPosition[0];
+                            nextPosition[0] += batch.getSize();
+                            return KernelRowBatch.of(
+                                    batch, first, deleted, keyOrdinals, keyTypes, rows);
+                        }));
+    }
+
+    private DeltaLiteException readFailure(DataFile file, Exception cause) {
+        return io.deltalite.flink.internal.merge.table.UnreadableDataFileException.of(
+                file.path(), table.location(), cause);
+    }
+
+    @Override
+    public io.deltalite.flink.internal.merge.value.StagedKeys stageKeys(
+            java.util.Collection<io.deltalite.flink.internal.merge.value.RowKey> keys) {
+        return table.stagedKeys().write(keys);
+    }
+
+    @Override
+    public io.deltalite.flink.internal.merge.table.KeyStream readStagedKeys(
+            io.deltalite.flink.internal.merge.value.StagedKeys file) {
+        return table.stagedKeys().read(file);
+    }
+
+    @Override
+    public java.util.OptionalLong fileSize(String path) {
+        try {
+            return java.util.OptionalLong.of(
+                    engine.getFileSystemClient().getFileStatus(path).getSize());
+        } catch (java.io.FileNotFoundException e) {
+            return java.util.OptionalLong.empty();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(
+                    "Reading the size of " + path + " of Delta table " + table.location(), e);
+        }
+    }
+
+    @Override
+    public boolean exists(String path) {
+        try {
+            engine.getFileSystemClient().getFileStatus(path);
+            return true;
+        } catch (java.io.FileNotFoundException e) {
+            return false;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(
+                    "Checking " + path + " of Delta table " + table.location(), e);
+        }
+    }
+
+    @Override
+    public DeletionVector readDeletionVector(DataFile file) {
+        return file.hasDeletionVector()
+                ? table.deletionVectors().read(file.deletionVector(), file.path())
+                : DeletionVector.EMPTY;
+    }
+
+    @Override
+    public io.deltalite.flink.internal.merge.table.DeletionVectorSink newDeletionVectorSink() {
+        return table.deletionVectors().newFile();
+    }
+
+    @Override
+    public String deletionVectorPath(
+            io.deltalite.flink.internal.merge.value.DeletionVectorRef vector) {
+        return "i".equals(vector.storageType()) ? null : table.deletionVectors().path(vector);
+    }
+
+    @Override
+    public boolean isStagedKeyFile(String path) {
+        return table.stagedKeys().isStaged(path);
+    }
+
+    @Override
+    public RowBatch newRows(List<Object[]> rows) {
+        return KernelRowBatch.of(
+                new RowsColumnarBatch(schema, dataSchema, rows),
+                Optional.empty(),
+                dataKeyOrdinals,
+                keyTypes,
+                rowDecoder);
+    }
+
+    @Override
+    public List<DataFile> write(
+            PartitionValues partition,
+            BatchStream batches,
+            io.deltalite.flink.internal.merge.value.KeyGroups keys) {
+        List<DataFile> written = new ArrayList<>();
+        try (batches;
+                TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
+            try {
+                DataWriteContext context =
+                        Transaction.getWriteContext(
+                                engine, table.writeState(), partitionCodec.toLiterals(partition));
+                Set<Column> statistics = new LinkedHashSet<>(context.getStatisticsColumns());
+                statistics.addAll(keyColumns);
+                CloseableIterator<DataFileStatus> statuses =
+                        engine.getParquetHandler()
+                                .writeParquetFiles(
+                                        keys == null
+                                                ? targetDirectory(context)
+                                                : targetDirectory(context) + "/" + keys.folder(),
+                                        KernelIterators.of(new LiveBatches(batches)),
+                                        new ArrayList<>(statistics));
+                try (statuses) {
+                    while (statuses.hasNext()) {
+                        DataFileStatus status = statuses.next();
+                        DataFile file = toDataFile(status);
+                        if (file.numRecords() == 0) {
+                            table.deleteQuietly(file.path());
+                        } else {
+                            written.add(file);
+                        }
+                    }
+                }
+                return written;
+            } catch (IOException | RuntimeException e) {
+                for (String path : scope.createdFiles()) {
+                    table.deleteQuietly(path);
+                }
+                if (e instanceof DeltaLiteException deltaLite) {
+                    throw deltaLite;
+                }
+                String message =
+                        "Writing data files into partition "
+                                + partition.describe(schema.partitionColumns())
+                                + " of Delta table "
+                                + table.location()
+                                + " failed: "
+                                + io.deltalite.flink.internal.merge.table.Causes.rootMessage(e)
+                                + ". The files written so far were deleted; nothing was committed.";
+                if (io.deltalite.flink.internal.merge.table.Causes.has(e, IOException.class)) {
+                    // The storage refused the write (full, unreachable, no permission).
+                    throw new io.deltalite.flink.exceptions.DeltaLiteStorageException(
+                            message + " The job commits the checkpoint when it restarts.", e);
+                }
+                throw new DeltaLiteException(message, e);
+            }
+        }
+    }
+
+    /**
+     * The partition folder as a Hadoop path string. Kernel 4.4 returns it URI-encoded ({@code new
+     * Path(dir).toUri().toString()}, see DataWriteContextImpl), but its Parquet writer reads the
+     * directory with {@code new Path(String)}, which would take every escape literally: a space
+     * would become a folder named {@code %20}, {@code %20} one named {@code %2520}.
+     */
+    static String targetDirectory(DataWriteContext context) {
+        return new org.apache.hadoop.fs.Path(URI.create(context.getTargetDirectory())).toString();
+    }
+
+    private DataFile toDataFile(DataFileStatus status) {
+        DataFileStatistics statistics =
+                LogStatistics.withFaithfulBounds(
+                        status.getStatistics()
+                                .orElseThrow(
+                                        () ->
+                                                new IllegalStateException(
+                                                        "written file without statistics")),
+                        dataSchema);
+        return new DataFile(
+                status.getPath(),
+                status.getSize(),
+                status.getModificationTime(),
+                statistics.getNumRecords(),
+                statisticsReader.keyStatistics(statistics),
+                null,
+                statistics.serializeAsJson(dataSchema));
+    }
+
+    @Override
+    public void deleteUncommitted(DataFile file) {
+        table.deleteQuietly(file.path());
+    }
+
+    /** Hands Kernel's writer only batches with at least one row to write. */
+    private static final class LiveBatches implements Iterator<FilteredColumnarBatch> {
+        private final BatchStream batches;
+        private FilteredColumnarBatch next;
+
+        LiveBatches(BatchStream batches) {
+            this.batches = batches;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null && batches.hasNext()) {
+                KernelRowBatch batch = (KernelRowBatch) batches.next();
+                if (batch.hasLiveRows()) {
+                    next = batch.toFiltered();
+                }
+            }
+            return next != null;
+        }
+
+        @Override
+        public FilteredColumnarBatch next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            FilteredColumnarBatch batch = next;
+            next = null;
+            return batch;
+        }
+    }
+}

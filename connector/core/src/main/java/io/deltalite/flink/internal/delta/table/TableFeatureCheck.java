@@ -1,0 +1,183 @@
+package io.deltalite.flink.internal.delta.table;
+
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.types.ArrayType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.MapType;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
+import io.deltalite.flink.internal.delta.kernel.KernelInternals;
+import io.deltalite.flink.internal.merge.schema.InputProjection;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Refuses tables whose features deltalite cannot honour when it rewrites files. Deletion vectors
+ * are fine (their rows stay deleted); Kernel itself refuses features it cannot write.
+ */
+final class TableFeatureCheck {
+    private TableFeatureCheck() {}
+
+    static void requireWritable(Snapshot snapshot, String tablePath) {
+        requireWritableProperties(snapshot.getTableProperties(), tablePath);
+        Set<String> features = KernelInternals.tableFeatures(snapshot);
+        if (features.contains("materializePartitionColumns")) {
+            refuse(
+                    tablePath,
+                    "materialized partition columns",
+                    "deltalite writes partition values only into the log.");
+        }
+        checkColumns(snapshot.getSchema(), tablePath, "");
+    }
+
+    /**
+     * Refuses table properties that turn on a feature deltalite cannot write: checked on existing
+     * tables and before deltalite creates one, so it never leaves an unusable table behind.
+     */
+    static void requireWritableProperties(Map<String, String> properties, String tablePath) {
+        String columnMapping = properties.getOrDefault("delta.columnMapping.mode", "none");
+        if (!"none".equalsIgnoreCase(columnMapping)) {
+            refuse(
+                    tablePath,
+                    "column mapping (delta.columnMapping.mode = " + columnMapping + ")",
+                    "deltalite writes data files by column name.");
+        }
+        if (isTrue(properties, "delta.enableChangeDataFeed")) {
+            refuse(
+                    tablePath,
+                    "change data feed (delta.enableChangeDataFeed = true)",
+                    "deltalite does not write change data files.");
+        }
+        if (isTrue(properties, "delta.appendOnly")) {
+            refuse(
+                    tablePath,
+                    "append-only (delta.appendOnly = true)",
+                    "an upsert has to remove rewritten files.");
+        }
+        if (isTrue(properties, "delta.enableRowTracking")) {
+            refuse(
+                    tablePath,
+                    "row tracking (delta.enableRowTracking = true)",
+                    "deltalite does not carry row ids over when it rewrites a file.");
+        }
+        if (isTrue(properties, "delta.enableIcebergCompatV2")
+                || isTrue(properties, "delta.enableIcebergCompatV3")) {
+            refuse(
+                    tablePath,
+                    "Iceberg compatibility (delta.enableIcebergCompatV2/V3)",
+                    "it requires column mapping.");
+        }
+        String retention = properties.get("delta.setTransactionRetentionDuration");
+        if (retention != null && !retention.isBlank()) {
+            refuse(
+                    tablePath,
+                    "expiring transaction ids (delta.setTransactionRetentionDuration = "
+                            + retention
+                            + ")",
+                    "deltalite recognises a replayed checkpoint by its transaction id; once it"
+                            + " expired, a checkpoint replayed after a long outage would be"
+                            + " applied again over newer changes. Unset the property.");
+        }
+        for (String property : properties.keySet()) {
+            if (property.toLowerCase(Locale.ROOT).startsWith("delta.constraints.")) {
+                refuse(
+                        tablePath,
+                        "CHECK constraint '" + property.substring(18) + "'",
+                        "deltalite does not evaluate constraints.");
+            }
+        }
+    }
+
+    /** The field metadata key of a column's default expression (Delta's column defaults). */
+    static final String CURRENT_DEFAULT = "CURRENT_DEFAULT";
+
+    /**
+     * Refuses a table with a column default ({@code CURRENT_DEFAULT}, Delta's {@code
+     * allowColumnDefaults}) on a column the {@code input} lacks: a writer must store the default
+     * there, and deltalite, which does not evaluate expressions, would store null. An input that
+     * carries the column leaves no default to apply.
+     */
+    static void requireDefaultsSupplied(
+            StructType schema, List<ValueType.Field> input, String tablePath) {
+        for (StructField field : schema.fields()) {
+            Object expression = field.getMetadata().getEntries().get(CURRENT_DEFAULT);
+            if (expression != null && !InputProjection.carries(input, field.getName())) {
+                throw new DeltaLiteUnsupportedTableException(
+                        "The Delta table at "
+                                + tablePath
+                                + " gives column '"
+                                + field.getName()
+                                + "' a default value (DEFAULT "
+                                + expression
+                                + "), which a writer must store in rows that do not set the"
+                                + " column. The sink's input has no column '"
+                                + field.getName()
+                                + "', and deltalite does not evaluate default expressions: it"
+                                + " would write null. Add the column to the input (for example"
+                                + " "
+                                + expression
+                                + " AS "
+                                + field.getName()
+                                + " in SQL), or drop the default on the table (ALTER TABLE ..."
+                                + " ALTER COLUMN "
+                                + field.getName()
+                                + " DROP DEFAULT).");
+            }
+        }
+    }
+
+    private static void checkColumns(DataType type, String tablePath, String prefix) {
+        if (type instanceof StructType struct) {
+            for (StructField field : struct.fields()) {
+                String name = prefix + field.getName();
+                Map<String, Object> metadata = field.getMetadata().getEntries();
+                if (metadata.containsKey("delta.invariants")) {
+                    refuse(
+                            tablePath,
+                            "a NOT NULL/invariant constraint on column '" + name + "'",
+                            "deltalite does not evaluate invariants.");
+                }
+                if (metadata.containsKey("delta.generationExpression")) {
+                    refuse(
+                            tablePath,
+                            "generated column '" + name + "'",
+                            "deltalite does not compute generated columns.");
+                }
+                if (metadata.containsKey("delta.identity.start")
+                        || metadata.containsKey("delta.identity.step")) {
+                    refuse(
+                            tablePath,
+                            "identity column '" + name + "'",
+                            "deltalite does not assign identity values.");
+                }
+                checkColumns(field.getDataType(), tablePath, name + ".");
+            }
+        } else if (type instanceof ArrayType array) {
+            checkColumns(array.getElementType(), tablePath, prefix);
+        } else if (type instanceof MapType map) {
+            checkColumns(map.getKeyType(), tablePath, prefix);
+            checkColumns(map.getValueType(), tablePath, prefix);
+        }
+    }
+
+    private static boolean isTrue(Map<String, String> properties, String key) {
+        return "true".equalsIgnoreCase(properties.getOrDefault(key, "false").trim());
+    }
+
+    private static void refuse(String tablePath, String feature, String why) {
+        throw new DeltaLiteUnsupportedTableException(
+                "The Delta table at "
+                        + tablePath
+                        + " uses "
+                        + feature
+                        + ", which deltalite cannot"
+                        + " write correctly: "
+                        + why
+                        + " Write to a table without this feature"
+                        + " (or disable it on the table).");
+    }
+}

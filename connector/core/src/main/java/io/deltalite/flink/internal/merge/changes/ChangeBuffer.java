@@ -1,0 +1,115 @@
+package io.deltalite.flink.internal.merge.changes;
+
+import io.deltalite.flink.exceptions.DeltaLiteInvalidInputException;
+import io.deltalite.flink.internal.merge.schema.TableSchema;
+import io.deltalite.flink.internal.merge.table.MergeTable;
+import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.sink.NullKeyPolicy;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The changes a writer received since its last merge, per partition, with an estimate of the heap
+ * they occupy. Rows must already be in table-column order and representation; they are validated on
+ * the way in.
+ */
+public final class ChangeBuffer {
+    private final TableSchema schema;
+    private final NullKeyPolicy nullKeyPolicy;
+    private final RowValidator validator;
+    private final long maxRowBytes;
+    private final int[] partitionIndexes;
+    private final Map<PartitionValues, PartitionChanges> partitions = new LinkedHashMap<>();
+    private long estimatedBytes;
+
+    /**
+     * @param maxRowBytes a single row estimated above this is refused (it could never fit the
+     *     buffer budget)
+     */
+    public ChangeBuffer(MergeTable table, NullKeyPolicy nullKeyPolicy, long maxRowBytes) {
+        this.schema = table.schema();
+        this.nullKeyPolicy = nullKeyPolicy;
+        this.validator = new RowValidator(schema, table.location());
+        this.maxRowBytes = maxRowBytes;
+        this.partitionIndexes = schema.partitionIndexes();
+    }
+
+    public void upsert(Object[] row) {
+        PartitionChanges changes = changesOf(row);
+        long before = changes.estimatedBytes();
+        changes.upsert(row);
+        estimatedBytes += changes.estimatedBytes() - before;
+    }
+
+    public void delete(Object[] row) {
+        PartitionChanges changes = changesOf(row);
+        long before = changes.estimatedBytes();
+        changes.delete(row);
+        estimatedBytes += changes.estimatedBytes() - before;
+    }
+
+    private PartitionChanges changesOf(Object[] row) {
+        validator.validate(row);
+        long bytes = RowSizeEstimator.estimate(row);
+        if (bytes > maxRowBytes) {
+            throw new DeltaLiteInvalidInputException(
+                    "A row of about "
+                            + bytes
+                            + " bytes is larger than the change buffer of "
+                            + maxRowBytes
+                            + " bytes ('max-buffered-bytes'). Raise the budget or"
+                            + " shrink the row; nothing of this checkpoint was committed.");
+        }
+        PartitionValues partition = PartitionValues.of(row, partitionIndexes);
+        return partitions.computeIfAbsent(
+                partition, key -> new PartitionChanges(schema, key, nullKeyPolicy));
+    }
+
+    /** The changes buffered for {@code partition}, or null. */
+    PartitionChanges changesOf(PartitionValues partition) {
+        return partitions.get(partition);
+    }
+
+    /** The partitions with buffered changes. */
+    java.util.Set<PartitionValues> partitions() {
+        return java.util.Collections.unmodifiableSet(partitions.keySet());
+    }
+
+    public long estimatedBytes() {
+        return estimatedBytes;
+    }
+
+    public boolean isEmpty() {
+        return partitions.isEmpty();
+    }
+
+    /** Takes every buffered partition out of the buffer. */
+    public Map<PartitionValues, PartitionChanges> drainAll() {
+        Map<PartitionValues, PartitionChanges> drained = new LinkedHashMap<>(partitions);
+        partitions.clear();
+        estimatedBytes = 0;
+        return drained;
+    }
+
+    /** Takes the largest partitions out until at most {@code targetBytes} remain buffered. */
+    public Map<PartitionValues, PartitionChanges> drainLargestUntil(long targetBytes) {
+        List<PartitionValues> bySize = new ArrayList<>(partitions.keySet());
+        bySize.sort(
+                (a, b) ->
+                        Long.compare(
+                                partitions.get(b).estimatedBytes(),
+                                partitions.get(a).estimatedBytes()));
+        Map<PartitionValues, PartitionChanges> drained = new LinkedHashMap<>();
+        for (PartitionValues partition : bySize) {
+            if (estimatedBytes <= targetBytes && !drained.isEmpty()) {
+                break;
+            }
+            PartitionChanges changes = partitions.remove(partition);
+            drained.put(partition, changes);
+            estimatedBytes -= changes.estimatedBytes();
+        }
+        return drained;
+    }
+}

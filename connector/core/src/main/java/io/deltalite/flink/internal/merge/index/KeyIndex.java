@@ -1,0 +1,360 @@
+package io.deltalite.flink.internal.merge.index;
+
+import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
+import io.deltalite.flink.internal.merge.probe.ParallelFileWork;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.table.DataFileStore;
+import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.PartitionValues;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A writer's key index: for each partition it merges, where each key's rows are ({@link
+ * PartitionKeyIndex}), so that a checkpoint finds the rows it replaces without reading the table.
+ *
+ * <h2>Where it lives, what it costs</h2>
+ *
+ * On the writer's heap, in primitive arrays: 16 bytes per slot for a key of one integral column
+ * (tinyint to bigint, date, timestamp), 24 for any other key (a 128-bit identity), at a load of 3/8
+ * to 3/4 — 21 to 43 bytes per integral key, 32 to 64 per other key. Nothing is persisted: the index
+ * of a partition is built when the writer first merges it after it starts (reading the key columns
+ * of the partition's files once, as one exact probe does, through {@link
+ * DataFileStore#readKeyIdentities}: the table's store decodes only the key columns, column by
+ * column, and falls back to reading rows only for layouts it does not decode) and then follows the
+ * partition's live files. A restart, a restore or a rescale therefore costs one read of the key
+ * columns of the partitions each writer touches, spread over the writers.
+ *
+ * <h2>Bounded</h2>
+ *
+ * Every partition's index is charged against two budgets before it is built or grows: the writer's
+ * ({@code key-index.max-memory}) and the JVM's (an eighth of the heap, shared by all writers of a
+ * TaskManager: the change buffers, the merges and the committer's re-merges were sized without an
+ * index). A build reserves its estimated size up front, so two partitions built at once cannot each
+ * take the whole budget; the charge then follows what the index really holds, cached deletion
+ * vectors included. To make room the least recently merged partitions of this writer are dropped
+ * (built again the next time they are merged); a partition that does not fit even then is not
+ * indexed and its merge uses the exact probe, as without an index.
+ *
+ * <h2>Never trusted blindly</h2>
+ *
+ * See {@link PartitionKeyIndex}: an index is a function of the live files it was brought to, and
+ * every location is checked against its file's current deletion vector. With {@code validate}, the
+ * merge also runs the exact probe and fails on any difference.
+ *
+ * <p>Thread-safe: the writer's merges of different partitions may run at once.
+ */
+public final class KeyIndex {
+    private static final Logger LOG = LoggerFactory.getLogger(KeyIndex.class);
+
+    private final DataFileStore store;
+    private final ParallelFileWork parallel;
+    private final List<ValueType> keyTypes;
+    private final long maxMemoryBytes;
+    private final boolean fromFirstMerge;
+    private final String location;
+
+    /**
+     * Partitions whose index was dropped to make room: with mode {@code on} too, their next merge
+     * probes and the one after builds the index again, so partitions that together pass the budget
+     * do not rebuild at every merge (which would read more than probing does).
+     */
+    private final java.util.Set<PartitionValues> dropped = new java.util.HashSet<>();
+
+    /** With mode {@code auto}: partitions merged once, not indexed yet. */
+    private final java.util.Set<PartitionValues> mergedOnce = new java.util.HashSet<>();
+
+    /** In order of last use, least recent first. */
+    private final LinkedHashMap<PartitionValues, PartitionKeyIndex> partitions =
+            new LinkedHashMap<>(16, 0.75f, true);
+
+    private final AtomicLong filesRead = new AtomicLong();
+    private final AtomicLong rowsRead = new AtomicLong();
+    private final AtomicLong readNanos = new AtomicLong();
+    private final AtomicLong hits = new AtomicLong();
+    private final AtomicLong fallbacks = new AtomicLong();
+    private boolean warnedTooLarge;
+
+    /** What each indexed partition is charged, against this writer's and the JVM's budget. */
+    private final Map<PartitionValues, Long> charged = new java.util.HashMap<>();
+
+    /** The sum of {@link #charged}; read and written only under {@link #JVM_LOCK}. */
+    private long chargedTotal;
+
+    /**
+     * The key indexes of this JVM, to add up what they are charged. Weakly held: an index whose
+     * writer was dropped without closing stops counting once it is collected.
+     */
+    private static final java.util.Set<KeyIndex> IN_JVM =
+            java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
+
+    /**
+     * Guards every index's {@link #chargedTotal} and {@link #IN_JVM}; taken after an index's own.
+     */
+    private static final Object JVM_LOCK = new Object();
+
+    /** The JVM's budget for key indexes: an eighth of the heap. */
+    private static final long JVM_BUDGET = Runtime.getRuntime().maxMemory() / 8;
+
+    KeyIndex(
+            DataFileStore store,
+            ParallelFileWork parallel,
+            List<ValueType> keyTypes,
+            KeyIndexOptions options,
+            String location) {
+        this.store = store;
+        this.parallel = parallel;
+        this.keyTypes = List.copyOf(keyTypes);
+        this.maxMemoryBytes = Math.min(options.maxMemoryBytes(), JVM_BUDGET);
+        this.fromFirstMerge = options.mode() == io.deltalite.flink.sink.KeyIndexMode.ON;
+        this.location = location;
+        synchronized (JVM_LOCK) {
+            IN_JVM.add(this);
+        }
+    }
+
+    /**
+     * The index of {@code partition} brought to {@code liveFiles}, or null when the partition is
+     * too large for the memory budget (the merge then probes).
+     */
+    PartitionKeyIndex follow(PartitionValues partition, List<DataFile> liveFiles) {
+        long rows = 0;
+        for (DataFile file : liveFiles) {
+            // Without a count, assume a row per 8 bytes: never fewer rows than the file holds.
+            rows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
+        }
+        PartitionKeyIndex index;
+        synchronized (this) {
+            index = partitions.get(partition);
+            if (index == null
+                    && (!fromFirstMerge || dropped.contains(partition))
+                    && mergedOnce.add(partition)) {
+                dropped.remove(partition);
+                if (mergedOnce.size() > 100_000) {
+                    mergedOnce.clear(); // a bound: cold partitions are forgotten, not indexed
+                }
+                return null; // auto: probe the first merge, index from the second
+            }
+            long needed =
+                    index == null
+                            ? estimatedBytes(rows)
+                            : index.memoryBytes() + estimatedBytes(rowsNotHeld(index, liveFiles));
+            if (!charge(partition, needed)) {
+                fallbacks.incrementAndGet();
+                if (index != null) {
+                    forget(partition);
+                }
+                if (!warnedTooLarge) {
+                    warnedTooLarge = true;
+                    LOG.warn(
+                            "Partition {} of table {} holds about {} rows: its key index would"
+                                    + " pass the budget of {} bytes (key-index.max-memory, and an"
+                                    + " eighth of the heap for all writers of this JVM together),"
+                                    + " so its merges read the key columns of its files instead."
+                                    + " Raise key-index.max-memory or the TaskManager heap to"
+                                    + " index it.",
+                            partition,
+                            location,
+                            rows,
+                            maxMemoryBytes);
+                }
+                return null;
+            }
+            if (index == null) {
+                index = new PartitionKeyIndex(store, parallel, keyTypes);
+                partitions.put(partition, index);
+                mergedOnce.remove(partition);
+            }
+        }
+        long start = System.nanoTime();
+        PartitionKeyIndex.Followed followed;
+        try {
+            followed = index.follow(liveFiles);
+        } catch (RuntimeException e) {
+            // Half followed is unknown: forget the partition, the next merge builds it anew.
+            synchronized (this) {
+                if (partitions.get(partition) == index) {
+                    forget(partition);
+                }
+            }
+            throw e;
+        }
+        if (followed.filesRead() > 0) {
+            readNanos.addAndGet(System.nanoTime() - start);
+            filesRead.addAndGet(followed.filesRead());
+            rowsRead.addAndGet(followed.rowsRead());
+        }
+        synchronized (this) {
+            // Charge what it holds now (less than reserved, as a rule). Dropped meanwhile to make
+            // room for another partition, it still serves this merge, which holds it.
+            if (partitions.get(partition) == index && !charge(partition, index.memoryBytes())) {
+                // It grew past the budget on its own: forget it, this merge reads the files.
+                forget(partition);
+                fallbacks.incrementAndGet();
+                return null;
+            }
+        }
+        return index;
+    }
+
+    /**
+     * Counts rows {@code index} located for a merge of {@code partition}, and charges what it holds
+     * since (locating reads and keeps the files' deletion vectors); past the budget it is dropped,
+     * still serving the merge that holds it.
+     */
+    void located(PartitionValues partition, PartitionKeyIndex index, int rows) {
+        hits.addAndGet(rows);
+        synchronized (this) {
+            if (partitions.get(partition) == index && !charge(partition, index.memoryBytes())) {
+                forget(partition);
+                fallbacks.incrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * Sets what {@code partition} is charged to {@code bytes} if this writer's budget and the JVM's
+     * allow it, dropping this writer's least recently merged other partitions to make room.
+     */
+    private boolean charge(PartitionValues partition, long bytes) {
+        long before = charged.getOrDefault(partition, 0L);
+        if (bytes > maxMemoryBytes) {
+            return false;
+        }
+        java.util.Iterator<PartitionValues> leastRecent =
+                new ArrayList<>(partitions.keySet()).iterator();
+        while (true) {
+            long more = bytes - before;
+            synchronized (JVM_LOCK) {
+                if (chargedTotal + more <= maxMemoryBytes
+                        && (more <= 0 || chargedInJvm() + more <= JVM_BUDGET)) {
+                    charged.put(partition, bytes);
+                    chargedTotal += more;
+                    return true;
+                }
+            }
+            PartitionValues victim = null;
+            while (leastRecent.hasNext() && victim == null) {
+                PartitionValues next = leastRecent.next();
+                if (!next.equals(partition) && partitions.containsKey(next)) {
+                    victim = next;
+                }
+            }
+            if (victim == null) {
+                return false;
+            }
+            forget(victim);
+            if (dropped.size() >= 100_000) {
+                dropped.clear(); // a bound, as for mergedOnce
+            }
+            dropped.add(victim);
+        }
+    }
+
+    /** Drops {@code partition}'s index and what it was charged. */
+    private void forget(PartitionValues partition) {
+        partitions.remove(partition);
+        Long bytes = charged.remove(partition);
+        if (bytes != null) {
+            synchronized (JVM_LOCK) {
+                chargedTotal -= bytes;
+            }
+        }
+    }
+
+    /** What all key indexes of this JVM are charged; under {@link #JVM_LOCK}. */
+    private static long chargedInJvm() {
+        long total = 0;
+        for (KeyIndex index : IN_JVM) {
+            total += index.chargedTotal;
+        }
+        return total;
+    }
+
+    /** Drops every partition's index and gives back what they were charged (the writer closes). */
+    public synchronized void close() {
+        for (PartitionValues partition : new ArrayList<>(partitions.keySet())) {
+            forget(partition);
+        }
+        synchronized (JVM_LOCK) {
+            IN_JVM.remove(this);
+        }
+    }
+
+    /** What this index is charged against the budgets. */
+    long charged() {
+        synchronized (JVM_LOCK) {
+            return chargedTotal;
+        }
+    }
+
+    /** What all key indexes of this JVM are charged (for tests). */
+    static long chargedInThisJvm() {
+        synchronized (JVM_LOCK) {
+            return chargedInJvm();
+        }
+    }
+
+    /** Rows of {@code liveFiles} that {@code index} has not read yet, as {@link #follow} counts. */
+    private static long rowsNotHeld(PartitionKeyIndex index, List<DataFile> liveFiles) {
+        long rows = 0;
+        for (DataFile file : liveFiles) {
+            if (!index.holds(file.path())) {
+                rows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * The most bytes {@code rows} keys may take while the index grows (its old and new arrays are
+     * both held for a moment), to refuse a partition up front.
+     */
+    private long estimatedBytes(long rows) {
+        return rows * (KeyIdentity.isIntegral(keyTypes) ? 48 : 72);
+    }
+
+    /** What the index holds and has done, for metrics and logs. */
+    public record Stats(
+            int partitions,
+            long keys,
+            long memoryBytes,
+            long filesRead,
+            long rowsRead,
+            long readMillis,
+            long hits,
+            long fallbacks) {}
+
+    public synchronized Stats stats() {
+        long keys = 0;
+        long bytes = 0;
+        for (PartitionKeyIndex index : partitions.values()) {
+            keys += index.keys();
+            bytes += index.memoryBytes();
+        }
+        return new Stats(
+                partitions.size(),
+                keys,
+                bytes,
+                filesRead.get(),
+                rowsRead.get(),
+                readNanos.get() / 1_000_000,
+                hits.get(),
+                fallbacks.get());
+    }
+
+    /** The partitions indexed, largest first (for tests and logs). */
+    synchronized Map<PartitionValues, Integer> keysByPartition() {
+        Map<PartitionValues, Integer> keys = new LinkedHashMap<>();
+        partitions.entrySet().stream()
+                .sorted(Comparator.comparingInt(entry -> -entry.getValue().keys()))
+                .forEach(entry -> keys.put(entry.getKey(), entry.getValue().keys()));
+        return keys;
+    }
+}

@@ -1,0 +1,370 @@
+package io.deltalite.flink.internal.merge.index;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.LongUnaryOperator;
+
+/**
+ * A primitive hash table from a key's identity ({@link KeyIdentity}) to the locations of its rows,
+ * each packed into one {@code long} ({@link #pack}). Open addressing with linear probing, no object
+ * per entry: an integral key costs its 8-byte value and an 8-byte location per slot (16 bytes, 21
+ * to 43 bytes per key as the table fills between its growth points); any other key adds 8 bytes for
+ * the second half of its 128-bit identity.
+ *
+ * <p>A key normally has one row. A table may hold duplicates (written by another engine), and for a
+ * moment a key has its old row and its new one (until the old one is found deleted): then the slot
+ * says {@link #MULTIPLE} and the locations are kept aside in a small map.
+ *
+ * <p>Not thread-safe: one partition's index is used by one merge at a time.
+ */
+final class KeyLocations {
+    /** Bits of a location that hold the row's position in its file: up to 2^40 rows per file. */
+    static final int POSITION_BITS = 40;
+
+    /** The most files an index can number: 2^23. */
+    static final int MAX_FILES = 1 << 23;
+
+    private static final long POSITION_MASK = (1L << POSITION_BITS) - 1;
+
+    /** A slot whose key has several locations, kept in {@link #multiple}. */
+    private static final long MULTIPLE = -1;
+
+    private static final int MIN_CAPACITY = 16;
+
+    private final boolean wide;
+    private long[] high;
+    private long[] low;
+
+    /** Per slot: 0 when empty, {@link #MULTIPLE}, or the packed location plus one. */
+    private long[] slots;
+
+    private final Map<KeyIdentity, LocationSet> multiple = new HashMap<>();
+
+    /** Bytes of the location sets in {@link #multiple}, kept as they grow and shrink. */
+    private long multipleBytes;
+
+    private int size;
+    private int mask;
+
+    /**
+     * @param wide whether keys need both halves of their identity (any key but one integral column)
+     */
+    KeyLocations(boolean wide) {
+        this.wide = wide;
+        allocate(MIN_CAPACITY);
+    }
+
+    static long pack(int fileId, long position) {
+        if (fileId < 0 || fileId >= MAX_FILES || position < 0 || position > POSITION_MASK) {
+            throw new IllegalArgumentException(
+                    "no location for file " + fileId + ", position " + position);
+        }
+        return ((long) fileId << POSITION_BITS) | position;
+    }
+
+    static int fileOf(long location) {
+        return (int) (location >>> POSITION_BITS);
+    }
+
+    static long positionOf(long location) {
+        return location & POSITION_MASK;
+    }
+
+    /** Keys with at least one location. */
+    int size() {
+        return size;
+    }
+
+    /** Bytes of the arrays and of the side map (estimated), for the memory budget. */
+    long memoryBytes() {
+        long perSlot = wide ? 24 : 16;
+        return perSlot * slots.length + 64L * multiple.size() + multipleBytes;
+    }
+
+    /**
+     * Grows the table now to the capacity it would have grown to by holding {@code keys} keys, so
+     * that adding them does not rehash the table at each doubling. Never shrinks it.
+     */
+    void reserve(long keys) {
+        long capacity = slots.length;
+        while (keys * 4 > capacity * 3 && capacity < (1 << 30)) {
+            capacity *= 2;
+        }
+        if (capacity > slots.length) {
+            allocate((int) capacity);
+        }
+    }
+
+    /** Records that a row of {@code key} is at {@code location}; nothing if it is known. */
+    void add(KeyIdentity key, long location) {
+        add(key.high(), key.low(), location);
+    }
+
+    /** As {@link #add(KeyIdentity, long)}, for the identity {@code (keyHigh, keyLow)}. */
+    void add(long keyHigh, long keyLow, long location) {
+        if ((size + 1) * 4L > slots.length * 3L) {
+            allocate(slots.length * 2);
+        }
+        int slot = find(keyHigh, keyLow);
+        long present = slots[slot];
+        if (present == 0) {
+            high[slot] = keyHigh;
+            if (wide) {
+                low[slot] = keyLow;
+            }
+            slots[slot] = location + 1;
+            size++;
+        } else if (present == MULTIPLE) {
+            LocationSet all = multiple.get(new KeyIdentity(keyHigh, wide ? keyLow : 0));
+            multipleBytes -= all.bytes();
+            all.add(location);
+            multipleBytes += all.bytes();
+        } else if (present - 1 != location) {
+            LocationSet both = new LocationSet();
+            both.add(present - 1);
+            both.add(location);
+            multiple.put(new KeyIdentity(keyHigh, wide ? keyLow : 0), both);
+            multipleBytes += both.bytes();
+            slots[slot] = MULTIPLE;
+        }
+    }
+
+    /** The locations of {@code key}'s rows; empty when it has none. */
+    long[] get(KeyIdentity key) {
+        long present = slots[find(key.high(), key.low())];
+        key = wide ? key : new KeyIdentity(key.high(), 0);
+        if (present == 0) {
+            return EMPTY;
+        }
+        if (present == MULTIPLE) {
+            return multiple.get(key).toArray();
+        }
+        return new long[] {present - 1};
+    }
+
+    /** Forgets that a row of {@code key} is at {@code location}. */
+    void remove(KeyIdentity key, long location) {
+        int slot = find(key.high(), key.low());
+        key = wide ? key : new KeyIdentity(key.high(), 0);
+        long present = slots[slot];
+        if (present == 0) {
+            return;
+        }
+        if (present == MULTIPLE) {
+            LocationSet all = multiple.get(key);
+            multipleBytes -= all.bytes();
+            all.remove(location);
+            if (all.size() == 1) {
+                multiple.remove(key);
+                slots[slot] = all.toArray()[0] + 1;
+            } else {
+                multipleBytes += all.bytes();
+            }
+        } else if (present - 1 == location) {
+            delete(slot);
+        }
+    }
+
+    /**
+     * Replaces every location by {@code remap} of it, in one pass; a location mapped to a negative
+     * value is forgotten.
+     */
+    void rewrite(LongUnaryOperator remap) {
+        long[] oldHigh = high;
+        long[] oldLow = low;
+        long[] oldSlots = slots;
+        Map<KeyIdentity, LocationSet> oldMultiple = new HashMap<>(multiple);
+        multiple.clear();
+        multipleBytes = 0;
+        size = 0;
+        high = null;
+        low = null;
+        slots = null;
+        allocate(oldSlots.length);
+        for (int slot = 0; slot < oldSlots.length; slot++) {
+            long present = oldSlots[slot];
+            if (present == 0) {
+                continue;
+            }
+            long keyLow = wide ? oldLow[slot] : 0;
+            if (present == MULTIPLE) {
+                for (long location :
+                        oldMultiple.get(new KeyIdentity(oldHigh[slot], keyLow)).toArray()) {
+                    long mapped = remap.applyAsLong(location);
+                    if (mapped >= 0) {
+                        add(oldHigh[slot], keyLow, mapped);
+                    }
+                }
+            } else {
+                long mapped = remap.applyAsLong(present - 1);
+                if (mapped >= 0) {
+                    add(oldHigh[slot], keyLow, mapped);
+                }
+            }
+        }
+    }
+
+    private static final long[] EMPTY = new long[0];
+
+    private int find(long keyHigh, long keyLow) {
+        int slot = home(keyHigh, keyLow);
+        while (slots[slot] != 0 && (high[slot] != keyHigh || (wide && low[slot] != keyLow))) {
+            slot = (slot + 1) & mask;
+        }
+        return slot;
+    }
+
+    private int home(long keyHigh, long keyLow) {
+        long mixed = (keyHigh ^ Long.rotateLeft(keyLow, 29)) * 0x9E3779B97F4A7C15L;
+        return (int) (mixed ^ (mixed >>> 29) ^ (mixed >>> 47)) & mask;
+    }
+
+    /** Empties {@code slot}, moving later entries of its probe run back so lookups find them. */
+    private void delete(int slot) {
+        int hole = slot;
+        int next = slot;
+        while (true) {
+            next = (next + 1) & mask;
+            if (slots[next] == 0) {
+                break;
+            }
+            int wanted = home(high[next], wide ? low[next] : 0);
+            // The entry at next may fill the hole unless its home lies cyclically in (hole, next].
+            boolean homeBetween =
+                    hole <= next
+                            ? wanted > hole && wanted <= next
+                            : wanted > hole || wanted <= next;
+            if (!homeBetween) {
+                high[hole] = high[next];
+                if (wide) {
+                    low[hole] = low[next];
+                }
+                slots[hole] = slots[next];
+                hole = next;
+            }
+        }
+        slots[hole] = 0;
+        size--;
+    }
+
+    private void allocate(int capacity) {
+        long[] oldHigh = high;
+        long[] oldLow = low;
+        long[] oldSlots = slots;
+        high = new long[capacity];
+        low = wide ? new long[capacity] : null;
+        slots = new long[capacity];
+        mask = capacity - 1;
+        if (oldSlots == null) {
+            return;
+        }
+        for (int slot = 0; slot < oldSlots.length; slot++) {
+            if (oldSlots[slot] == 0) {
+                continue;
+            }
+            long keyLow = wide ? oldLow[slot] : 0;
+            int target = find(oldHigh[slot], keyLow);
+            high[target] = oldHigh[slot];
+            if (wide) {
+                low[target] = keyLow;
+            }
+            slots[target] = oldSlots[slot];
+        }
+    }
+
+    /**
+     * The locations of one key with several rows: an open-addressing set of longs, so that a key a
+     * table holds in many rows (duplicates another engine wrote) costs each add and remove a
+     * constant time, not a copy of all its locations.
+     */
+    private static final class LocationSet {
+        /** Per slot: 0 when empty, else the location plus one. */
+        private long[] slots = new long[4];
+
+        private int size;
+
+        int size() {
+            return size;
+        }
+
+        long bytes() {
+            return 16L + 8L * slots.length;
+        }
+
+        void add(long location) {
+            if ((size + 1) * 4L > slots.length * 3L) {
+                grow();
+            }
+            int slot = find(location);
+            if (slots[slot] == 0) {
+                slots[slot] = location + 1;
+                size++;
+            }
+        }
+
+        void remove(long location) {
+            int slot = find(location);
+            if (slots[slot] == 0) {
+                return;
+            }
+            // Backward-shift deletion, as in the enclosing table.
+            int hole = slot;
+            int next = slot;
+            int mask = slots.length - 1;
+            while (true) {
+                next = (next + 1) & mask;
+                if (slots[next] == 0) {
+                    break;
+                }
+                int wanted = home(slots[next] - 1, mask);
+                boolean homeBetween =
+                        hole <= next
+                                ? wanted > hole && wanted <= next
+                                : wanted > hole || wanted <= next;
+                if (!homeBetween) {
+                    slots[hole] = slots[next];
+                    hole = next;
+                }
+            }
+            slots[hole] = 0;
+            size--;
+        }
+
+        long[] toArray() {
+            long[] all = new long[size];
+            int n = 0;
+            for (long present : slots) {
+                if (present != 0) {
+                    all[n++] = present - 1;
+                }
+            }
+            Arrays.sort(all);
+            return all;
+        }
+
+        private int find(long location) {
+            int mask = slots.length - 1;
+            int slot = home(location, mask);
+            while (slots[slot] != 0 && slots[slot] != location + 1) {
+                slot = (slot + 1) & mask;
+            }
+            return slot;
+        }
+
+        private static int home(long location, int mask) {
+            long mixed = location * 0x9E3779B97F4A7C15L;
+            return (int) (mixed ^ (mixed >>> 31)) & mask;
+        }
+
+        private void grow() {
+            long[] old = slots;
+            slots = new long[old.length * 2];
+            for (long present : old) {
+                if (present != 0) {
+                    slots[find(present - 1)] = present;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.deltalite.flink.internal.merge.rewrite;
+
+import io.deltalite.flink.internal.merge.index.KeyIndex;
+import io.deltalite.flink.internal.merge.index.PartitionKeyIndex;
+import io.deltalite.flink.internal.merge.probe.ParallelFileWork;
+import io.deltalite.flink.internal.merge.table.DataFileStore;
+import io.deltalite.flink.internal.merge.table.DeletionVectorSink;
+import io.deltalite.flink.internal.merge.table.KeyHits;
+import io.deltalite.flink.internal.merge.table.KeyMatcher;
+import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.DeletionVector;
+import io.deltalite.flink.internal.merge.value.DeletionVectorRef;
+import io.deltalite.flink.internal.merge.value.RowKey;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * Deletion-vector mode of a merge: instead of rewriting a committed file that holds changed keys,
+ * it finds the positions of those rows and marks them in the file's deletion vector. Reading the
+ * key columns to find the positions is also the exact probe: a file with no live row of a changed
+ * key is left alone.
+ *
+ * <p>Each file that holds changed keys ends one of three ways:
+ *
+ * <ul>
+ *   <li>every row of it is deleted: it is removed;
+ *   <li>more than {@code rewriteThreshold} of its rows would be deleted, or the log has no row
+ *       count for it (readers need one to count rows without reading): it is handed back to be
+ *       rewritten copy-on-write, so readers never drag mostly-dead files;
+ *   <li>otherwise it comes back as a <em>vector file</em>: the same data file with the union of its
+ *       old deletion vector and the new positions, added to the round's {@link DeletionVectorSink}.
+ * </ul>
+ */
+final class DeletionVectorMarker {
+    private final DataFileStore store;
+    private final ParallelFileWork parallel;
+    private final double rewriteThreshold;
+
+    DeletionVectorMarker(DataFileStore store, ParallelFileWork parallel, double rewriteThreshold) {
+        this.store = store;
+        this.parallel = parallel;
+        this.rewriteThreshold = rewriteThreshold;
+    }
+
+    /** What marking a set of files decided. */
+    record Marking(
+            List<DataFile> removed,
+            List<DataFile> vectorFiles,
+            List<DataFile> toRewrite,
+            Set<RowKey> foundKeys,
+            long vectorBytes) {}
+
+    /** Finds the rows of {@code keys} in {@code files} and marks them in {@code sink}. */
+    Marking mark(List<DataFile> files, KeyMatcher keys, DeletionVectorSink sink) {
+        List<Callable<Located>> locates = new ArrayList<>(files.size());
+        for (DataFile file : files) {
+            locates.add(() -> locate(file, keys));
+        }
+        return decide(parallel.runAll(locates, unused -> {}), sink);
+    }
+
+    /**
+     * Marks rows a {@link KeyIndex} located, without reading the files: the positions are live rows
+     * of each file's current deletion vector, and the file's row count is the one in the log.
+     */
+    Marking markLocated(List<PartitionKeyIndex.Located> rows, DeletionVectorSink sink) {
+        List<Located> located = new ArrayList<>(rows.size());
+        for (PartitionKeyIndex.Located hit : rows) {
+            located.add(
+                    new Located(
+                            hit.file(),
+                            hit.positions(),
+                            new HashSet<>(hit.keys()),
+                            // The rows the index read, not the statistics' claim: a file whose
+                            // statistics disagree (or lack a count) is rewritten, see decide.
+                            hit.physicalRows(),
+                            hit.deletionVector()));
+        }
+        return decide(located, sink);
+    }
+
+    private Marking decide(List<Located> located, DeletionVectorSink sink) {
+        List<DataFile> removed = new ArrayList<>();
+        List<DataFile> vectorFiles = new ArrayList<>();
+        List<DataFile> toRewrite = new ArrayList<>();
+        Set<RowKey> found = new HashSet<>();
+        long bytes = 0;
+        for (Located hit : located) {
+            if (hit.positions.length == 0) {
+                continue;
+            }
+            DataFile file = hit.file;
+            DeletionVector existing =
+                    hit.existing != null ? hit.existing : store.readDeletionVector(file);
+            DeletionVector union = existing.union(hit.positions);
+            if (union.cardinality() == existing.cardinality()) {
+                continue; // cannot happen for live rows, but a no-op must stay one
+            }
+            if (union.cardinality() >= hit.physicalRows) {
+                removed.add(file);
+                found.addAll(hit.keys);
+            } else if (!file.hasStatistics()
+                    || file.numRecords() != hit.physicalRows
+                    || union.cardinality() > rewriteThreshold * hit.physicalRows) {
+                toRewrite.add(file);
+            } else {
+                DeletionVectorRef ref = sink.add(union);
+                removed.add(file);
+                vectorFiles.add(file.withDeletionVector(ref, file.logStatistics()));
+                found.addAll(hit.keys);
+                bytes += ref.sizeInBytes() + 8L;
+            }
+        }
+        return new Marking(removed, vectorFiles, toRewrite, found, bytes);
+    }
+
+    /** The positions of the live rows of {@code file} whose key is one of {@code keys}. */
+    private Located locate(DataFile file, KeyMatcher keys) {
+        KeyHits hits = store.locateKeys(file, keys.changed(), false);
+        return new Located(file, hits.positions(), hits.foundKeys(), hits.physicalRows(), null);
+    }
+
+    /**
+     * @param existing the file's current deletion vector when already read, else null
+     */
+    private record Located(
+            DataFile file,
+            long[] positions,
+            Set<RowKey> keys,
+            long physicalRows,
+            DeletionVector existing) {}
+}

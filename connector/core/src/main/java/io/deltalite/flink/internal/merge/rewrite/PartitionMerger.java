@@ -1,0 +1,968 @@
+package io.deltalite.flink.internal.merge.rewrite;
+
+import io.deltalite.flink.internal.merge.changes.PartitionChanges;
+import io.deltalite.flink.internal.merge.compaction.PartitionCompactor;
+import io.deltalite.flink.internal.merge.compaction.SortedRunMerge;
+import io.deltalite.flink.internal.merge.index.KeyIndex;
+import io.deltalite.flink.internal.merge.index.PartitionKeyIndex;
+import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.probe.KeyProbe;
+import io.deltalite.flink.internal.merge.probe.ParallelFileWork;
+import io.deltalite.flink.internal.merge.probe.StatisticsPruner;
+import io.deltalite.flink.internal.merge.result.LiveSetFingerprint;
+import io.deltalite.flink.internal.merge.result.MergeStats;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.result.SharedPartitionResults;
+import io.deltalite.flink.internal.merge.result.WriterShare;
+import io.deltalite.flink.internal.merge.schema.TableSchema;
+import io.deltalite.flink.internal.merge.table.DataFileStore;
+import io.deltalite.flink.internal.merge.table.DeletionVectorSink;
+import io.deltalite.flink.internal.merge.table.KeyHits;
+import io.deltalite.flink.internal.merge.table.KeyMatcher;
+import io.deltalite.flink.internal.merge.table.MergeTable;
+import io.deltalite.flink.internal.merge.table.TableSnapshot;
+import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.DeletedKeys;
+import io.deltalite.flink.internal.merge.value.KeyGroups;
+import io.deltalite.flink.internal.merge.value.KeyOrder;
+import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.internal.merge.value.RowKey;
+import io.deltalite.flink.sink.PruneStrategy;
+import io.deltalite.flink.sink.UpsertStats;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Applies the changes of one partition to its live files:
+ *
+ * <ol>
+ *   <li>the upserted rows are sorted by key and written to new <em>upsert files</em>;
+ *   <li>the live files that hold a changed key are found: files whose key statistics rule out every
+ *       changed key are skipped, the rest are probed by reading only their key columns;
+ *   <li>copy-on-write: each file that holds one is streamed a batch at a time, the rows with a
+ *       changed key are dropped, and the others are written to new <em>survivor files</em> — at
+ *       most {@code max-parallel-files} files are read at once, each lane writing its own output;
+ *   <li>with deletion vectors (when the caller passes a {@link DeletionVectorSink}), a committed
+ *       file keeps its data and gets a deletion vector marking those rows instead ({@link
+ *       DeletionVectorMarker}), small files too; files this checkpoint wrote itself are always
+ *       rewritten. Given a compaction budget (the last merge of a writer's checkpoint), the size
+ *       tiers of small files that compaction would merge now and that hold a changed key are
+ *       <em>folded</em> instead: each tier bin is rewritten into one file without the changed rows
+ *       ({@link #folds});
+ *   <li>files without a changed key are carried over untouched.
+ * </ol>
+ *
+ * <p>Nothing here is visible in the table: the result lists files to remove and add, and a commit
+ * makes them visible.
+ */
+public final class PartitionMerger {
+    private final TableSchema schema;
+    private final MergeOptions options;
+    private final DataFileStore store;
+    private final ParallelFileWork parallel;
+    private final KeyProbe probe;
+    private final DeletionVectorMarker marker;
+    private final DeletionVectorMarker sharedMarker;
+    private final Comparator<RowKey> keyOrder;
+    private final int[] keyIndexes;
+    private final PartitionCompactor sizes;
+    private final WriterShare share;
+    private final String location;
+
+    /**
+     * Where this merger's writer finds the rows of keys, or null to probe the files each time; made
+     * by the first {@link #merge} (a committer's merger, which only re-merges, has none).
+     */
+    private volatile KeyIndex index;
+
+    /**
+     * A merger of whole partitions (a writer that owns its partitions, or the committer).
+     *
+     * @param fileExecutor runs the per-file work (probes and rewrite lanes); its size bounds the
+     *     files open at once across all merges sharing it; null runs everything on the caller
+     */
+    public PartitionMerger(MergeTable table, MergeOptions options, ExecutorService fileExecutor) {
+        this(table, options, fileExecutor, WriterShare.WHOLE_PARTITIONS);
+    }
+
+    /**
+     * @param share the part of each partition's changes this merger's writer handles
+     */
+    public PartitionMerger(
+            MergeTable table,
+            MergeOptions options,
+            ExecutorService fileExecutor,
+            WriterShare share) {
+        this.share = share;
+        this.location = table.location();
+        this.schema = table.schema();
+        this.options = options;
+        this.store = table.files();
+        this.parallel = new ParallelFileWork(fileExecutor);
+        this.probe = new KeyProbe(store, parallel);
+        this.marker =
+                new DeletionVectorMarker(store, parallel, options.deletionVectorRewriteThreshold());
+        this.sharedMarker = new DeletionVectorMarker(store, parallel, 1.0);
+        this.keyOrder = KeyOrder.keys(schema.matchKeyTypes());
+        this.keyIndexes = schema.matchKeyIndexes();
+        this.sizes = new PartitionCompactor(table, options);
+    }
+
+    /** A merger like this one for a writer with the share {@code other}. */
+    public PartitionMerger sharing(WriterShare other) {
+        return new PartitionMerger(this, other);
+    }
+
+    private PartitionMerger(PartitionMerger base, WriterShare share) {
+        this.share = share;
+        this.location = base.location;
+        this.schema = base.schema;
+        this.options = base.options;
+        this.store = base.store;
+        this.parallel = base.parallel;
+        this.probe = base.probe;
+        this.marker = base.marker;
+        this.sharedMarker = base.sharedMarker;
+        this.keyOrder = base.keyOrder;
+        this.keyIndexes = base.keyIndexes;
+        this.sizes = base.sizes;
+    }
+
+    /** This merger's key index, made on first use; null when the options or table say none. */
+    private KeyIndex indexForMerges() {
+        KeyIndexOptions indexing = options.keyIndex();
+        // prune-strategy STATS and NONE choose how files are found: the index answers only for
+        // the default, PROBE, whose exact answer it gives.
+        if (!indexing.isOn()
+                || schema.isAppendOnly()
+                || options.pruneStrategy() != PruneStrategy.PROBE) {
+            return null;
+        }
+        KeyIndex made = index;
+        if (made == null) {
+            synchronized (this) {
+                if (index == null) {
+                    index =
+                            new KeyIndex(
+                                    store, parallel, schema.matchKeyTypes(), indexing, location);
+                }
+                made = index;
+            }
+        }
+        return made;
+    }
+
+    /** This merger's key index, or null when it has none. */
+    public KeyIndex keyIndex() {
+        return index;
+    }
+
+    /**
+     * Merges {@code changes} into a partition whose live files are {@code liveFiles}.
+     *
+     * @param freshPaths paths among {@code liveFiles} that hold rows new in the current checkpoint
+     *     (upsert files of an earlier merge of the same checkpoint); rewriting them yields upsert
+     *     files again
+     * @param ownPaths paths among {@code liveFiles} that may vanish before this merge commits:
+     *     files the current checkpoint wrote, and survivor files of checkpoints not committed yet
+     *     (a re-merge at commit drops those); they are rewritten, never given a deletion vector
+     * @param baseVersion the table version {@code liveFiles} were listed from
+     * @param vectors where new deletion vectors go, or {@code null} to merge copy-on-write only
+     */
+    public PartitionWriteResult merge(
+            PartitionChanges changes,
+            List<DataFile> liveFiles,
+            Set<String> freshPaths,
+            Set<String> ownPaths,
+            long baseVersion,
+            DeletionVectorSink vectors) {
+        return merge(changes, liveFiles, freshPaths, ownPaths, baseVersion, vectors, null, null);
+    }
+
+    /**
+     * Where else a key may be: the partitions other than {@code excluded} that hold any of {@code
+     * keys}, as far as the merging writer knows (the table, its pending and buffered changes).
+     */
+    @FunctionalInterface
+    interface KeyHolders {
+        /** A partition that holds some of {@code keys} and which of them, or empty. */
+        java.util.Optional<KeyHolder> find(Set<RowKey> keys, PartitionValues excluded);
+    }
+
+    /** {@code keys} are held by {@code partition}. */
+    record KeyHolder(PartitionValues partition, List<RowKey> keys) {}
+
+    /**
+     * As {@link #merge(PartitionChanges, List, Set, Set, long, DeletionVectorSink)}; a delete that
+     * carried nothing but its key ({@link PartitionChanges#keyOnlyDeletes()}) and found no row in
+     * its partition is looked up with {@code holders} (null: not at all), and fails the merge when
+     * another partition holds its key: that row would stay.
+     *
+     * @param foldBudget the compaction bytes this merge may spend folding tiers of small files that
+     *     hold changed keys (see {@link #folds}), or null to fold none
+     */
+    PartitionWriteResult merge(
+            PartitionChanges changes,
+            List<DataFile> liveFiles,
+            Set<String> freshPaths,
+            Set<String> ownPaths,
+            long baseVersion,
+            DeletionVectorSink vectors,
+            KeyHolders holders,
+            PartitionCompactor.Budget foldBudget) {
+        List<DataFile> baseFiles = new ArrayList<>();
+        for (DataFile file : liveFiles) {
+            if (!freshPaths.contains(file.path())) {
+                baseFiles.add(file);
+            }
+        }
+        PartitionValues partition = changes.partition();
+        List<DataFile> upsertFiles = writeUpserts(partition, changes.upsertedRows());
+        Rewrite rewrite;
+        try {
+            rewrite =
+                    rewrite(
+                            partition,
+                            liveFiles,
+                            changes.changedKeys(),
+                            freshPaths,
+                            ownPaths,
+                            vectors,
+                            indexForMerges(),
+                            foldBudget);
+        } catch (RuntimeException e) {
+            upsertFiles.forEach(store::deleteUncommitted);
+            throw e;
+        }
+        try {
+            requireKeyOnlyDeletesFound(changes, rewrite, holders);
+        } catch (RuntimeException e) {
+            upsertFiles.forEach(store::deleteUncommitted);
+            rewrite.freshOutput.forEach(store::deleteUncommitted);
+            rewrite.survivorOutput.forEach(store::deleteUncommitted);
+            throw e;
+        }
+        long updated = 0;
+        long deleted = 0;
+        for (RowKey key : rewrite.foundKeys) {
+            if (changes.isUpserted(key)) {
+                updated++;
+            } else {
+                deleted++;
+            }
+        }
+        // A key found in a file an earlier merge of this checkpoint wrote was counted by that
+        // merge: upserting it again changes no count; deleting it removes the row it added.
+        long upsertedAgain = 0;
+        for (RowKey key : rewrite.foundFreshKeys) {
+            if (changes.isUpserted(key)) {
+                upsertedAgain++;
+            } else {
+                deleted++;
+            }
+        }
+        long upsertedKeys = changes.changedKeys().size() - changes.deletedKeys().size();
+        long nullKeyInserts = changes.upsertedRows().size() - upsertedKeys;
+        List<DataFile> upserts = new ArrayList<>(upsertFiles);
+        upserts.addAll(rewrite.freshOutput);
+        DeletedKeys deletedKeys;
+        try {
+            deletedKeys = deletedKeys(changes.deletedKeys());
+        } catch (RuntimeException e) {
+            upserts.forEach(store::deleteUncommitted);
+            rewrite.survivorOutput.forEach(store::deleteUncommitted);
+            throw e;
+        }
+        UpsertStats stats =
+                new UpsertStats(
+                        -1,
+                        1,
+                        upserts.size()
+                                + rewrite.survivorOutput.size()
+                                + rewrite.vectorOutput.size(),
+                        rewrite.removed.size(),
+                        liveFiles.size() - rewrite.removed.size(),
+                        rewrite.probed,
+                        upsertedKeys - updated - upsertedAgain + nullKeyInserts,
+                        updated,
+                        deleted,
+                        rewrite.copiedRows,
+                        changes.sourceRows(),
+                        changes.nullKeyRows(),
+                        bytes(upserts) + bytes(rewrite.survivorOutput) + rewrite.vectorBytes,
+                        rewrite.vectorOutput.size(),
+                        rewrite.vectorBytes);
+        String base = LiveSetFingerprint.of(baseFiles);
+        return new PartitionWriteResult(
+                partition,
+                baseVersion,
+                share.sharesPartitions() ? SharedPartitionResults.sharedFingerprint(base) : base,
+                rewrite.removed,
+                upserts,
+                rewrite.survivorOutput,
+                rewrite.vectorOutput,
+                vectorFilePaths(rewrite.vectorOutput, vectors),
+                deletedKeys,
+                stats);
+    }
+
+    /**
+     * Fails when a key-only delete found no row in its partition while another partition holds its
+     * key. One that found its row here is a whole delete (a row that really is empty but for its
+     * key); one whose key no partition holds deleted nothing, as any delete of an absent key.
+     */
+    private void requireKeyOnlyDeletesFound(
+            PartitionChanges changes, Rewrite rewrite, KeyHolders holders) {
+        if (holders == null) {
+            return;
+        }
+        Set<RowKey> unfound = new java.util.LinkedHashSet<>();
+        for (RowKey key : changes.keyOnlyDeletes()) {
+            if (!rewrite.foundKeys.contains(key) && !rewrite.foundFreshKeys.contains(key)) {
+                unfound.add(key);
+            }
+        }
+        if (unfound.isEmpty()) {
+            return;
+        }
+        java.util.Optional<KeyHolder> holder = holders.find(unfound, changes.partition());
+        if (holder.isEmpty()) {
+            return;
+        }
+        List<String> outside = new ArrayList<>(schema.partitionColumns());
+        outside.removeAll(schema.primaryKey());
+        List<RowKey> keys = holder.get().keys();
+        List<String> described = new ArrayList<>();
+        for (RowKey key : keys.subList(0, Math.min(5, keys.size()))) {
+            described.add(key.describe(schema.matchKey()));
+        }
+        throw new io.deltalite.flink.exceptions.DeltaLiteInvalidInputException(
+                "A delete of key "
+                        + String.join(" and of ", described)
+                        + (keys.size() > 5 ? " (and of " + (keys.size() - 5) + " more)" : "")
+                        + " carries nothing but its key: every other column is empty (null, or the"
+                        + " zero value a CDC source puts into a NOT NULL column it has no value"
+                        + " for), partition column(s) "
+                        + outside
+                        + " among them, so it names partition "
+                        + changes.partition().describe(schema.partitionColumns())
+                        + " of the Delta table at "
+                        + location
+                        + ", which has no such row, while partition "
+                        + holder.get().partition().describe(schema.partitionColumns())
+                        + " holds that key: its row would stay. A CDC source sends such deletes"
+                        + " when it does not know the deleted row (PostgreSQL's REPLICA IDENTITY"
+                        + " DEFAULT, a binlog without full row images). Make the source send whole"
+                        + " rows (ALTER TABLE ... REPLICA IDENTITY FULL), or partition the table by"
+                        + " key columns only. Nothing of this checkpoint was committed.");
+    }
+
+    /**
+     * The files among {@code files} (of one partition) that hold one of {@code keys}: statistics
+     * first, then the exact probe of the key columns, as a merge finds them.
+     */
+    List<DataFile> filesHoldingAny(List<DataFile> files, Set<RowKey> keys) {
+        List<DataFile> candidates = candidates(files, keys);
+        if (candidates.isEmpty()) {
+            return candidates;
+        }
+        return probe.filesHoldingAny(candidates, KeyMatcher.of(keys));
+    }
+
+    /**
+     * Where merges against {@code snapshot} put new deletion vectors, or {@code null} when they
+     * merge copy-on-write: in write mode {@code copy-on-write}, and whenever the table does not
+     * allow deletion vectors (then even in mode {@code deletion-vectors}, whose writers refuse to
+     * merge; a commit already under way lands copy-on-write).
+     */
+    public DeletionVectorSink newDeletionVectorSink(TableSnapshot snapshot) {
+        if (options.writeMode() == io.deltalite.flink.sink.WriteMode.COPY_ON_WRITE
+                || schema.isAppendOnly()
+                || !snapshot.allowsDeletionVectors()) {
+            return null;
+        }
+        return store.newDeletionVectorSink();
+    }
+
+    /** A merge's deleted keys: inline when few, else staged in a file of their own. */
+    private DeletedKeys deletedKeys(List<RowKey> keys) {
+        if (keys.isEmpty()) {
+            return DeletedKeys.NONE;
+        }
+        if (keys.size() <= DeletedKeys.INLINE_LIMIT) {
+            return DeletedKeys.inline(keys);
+        }
+        return DeletedKeys.staged(store.stageKeys(keys));
+    }
+
+    /**
+     * Redoes {@code stale} against the partition's current live files, keeping its upsert files:
+     * the current files holding a key of an upsert file or a deleted key are rewritten without
+     * those rows. The stale result's survivor files are not used and not deleted here.
+     *
+     * <p>The changed keys are streamed from the upsert files and the staged deleted keys in chunks
+     * of at most {@code max-buffered-bytes}: each chunk rewrites the files (current or written by
+     * an earlier chunk) that hold one of its keys, so memory stays bounded however many keys the
+     * checkpoint changed. Files an earlier chunk wrote and a later chunk replaced are deleted.
+     *
+     * <p>With a {@link DeletionVectorSink}, committed files get deletion vectors as in {@link
+     * #merge}: a file another writer gave a deletion vector meanwhile is read with it, and the new
+     * vector is the union of both. Files written here are rewritten.
+     *
+     * @param baseVersion the table version {@code liveFiles} were listed from
+     * @param vectors where new deletion vectors go, or {@code null} to merge copy-on-write only
+     */
+    public PartitionWriteResult remerge(
+            PartitionWriteResult stale,
+            List<DataFile> liveFiles,
+            long baseVersion,
+            DeletionVectorSink vectors) {
+        Map<String, DataFile> current = new java.util.LinkedHashMap<>();
+        liveFiles.forEach(file -> current.put(file.path(), file));
+        Map<String, String> original = new HashMap<>();
+        liveFiles.forEach(file -> original.put(file.path(), file.identity()));
+        Set<String> writtenHere = new HashSet<>();
+        long updated = 0;
+        long deleted = 0;
+        long probed = 0;
+        long copied = 0;
+        long vectorBytes = 0;
+        try (ChangedKeyChunks chunks =
+                new ChangedKeyChunks(
+                        store,
+                        schema.matchKeyTypes(),
+                        stale.upsertFiles(),
+                        stale.deletedKeys(),
+                        options.maxBufferedBytes())) {
+            while (chunks.hasNext()) {
+                ChangedKeyChunks.Chunk chunk = chunks.next();
+                Rewrite rewrite =
+                        rewrite(
+                                stale.partition(),
+                                new ArrayList<>(current.values()),
+                                chunk.keys(),
+                                Set.of(),
+                                Set.copyOf(writtenHere),
+                                vectors,
+                                null,
+                                null);
+                for (DataFile removed : rewrite.removed) {
+                    current.remove(removed.path());
+                    if (writtenHere.remove(removed.path())) {
+                        store.deleteUncommitted(removed);
+                    }
+                }
+                for (DataFile added : rewrite.survivorOutput) {
+                    current.put(added.path(), added);
+                    writtenHere.add(added.path());
+                }
+                for (DataFile marked : rewrite.vectorOutput) {
+                    current.put(marked.path(), marked);
+                }
+                vectorBytes += rewrite.vectorBytes;
+                for (RowKey key : rewrite.foundKeys) {
+                    if (chunk.isUpserted(key)) {
+                        updated++;
+                    } else {
+                        deleted++;
+                    }
+                }
+                probed += rewrite.probed;
+                copied += rewrite.copiedRows;
+            }
+        } catch (RuntimeException e) {
+            for (String path : writtenHere) {
+                store.deleteUncommitted(current.get(path));
+            }
+            throw e;
+        }
+        // A file is removed when it is gone or came back with another deletion vector.
+        List<DataFile> removed = new ArrayList<>();
+        for (DataFile file : liveFiles) {
+            DataFile now = current.get(file.path());
+            if (now == null || !now.identity().equals(file.identity())) {
+                removed.add(file);
+            }
+        }
+        List<DataFile> survivors = new ArrayList<>();
+        List<DataFile> marked = new ArrayList<>();
+        for (DataFile file : current.values()) {
+            String before = original.get(file.path());
+            if (before == null) {
+                survivors.add(file);
+            } else if (!before.equals(file.identity())) {
+                marked.add(file);
+            }
+        }
+        UpsertStats before = stale.stats();
+        UpsertStats stats =
+                new UpsertStats(
+                        -1,
+                        1,
+                        stale.upsertFiles().size() + survivors.size() + marked.size(),
+                        removed.size(),
+                        liveFiles.size() - removed.size(),
+                        probed,
+                        Math.max(0, before.rowsInserted() + before.rowsUpdated() - updated),
+                        updated,
+                        deleted,
+                        copied,
+                        before.sourceRows(),
+                        before.nullKeyRows(),
+                        bytes(stale.upsertFiles()) + bytes(survivors) + vectorBytes,
+                        marked.size(),
+                        vectorBytes);
+        stats =
+                MergeStats.withFileCounts(
+                        stats, current.size(), sizes.countSmall(current.values()));
+        return new PartitionWriteResult(
+                stale.partition(),
+                baseVersion,
+                LiveSetFingerprint.of(liveFiles),
+                removed,
+                stale.upsertFiles(),
+                survivors,
+                marked,
+                vectorFilePaths(marked, vectors),
+                stale.deletedKeys(),
+                stats);
+    }
+
+    private List<DataFile> writeUpserts(PartitionValues partition, List<Object[]> rows) {
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        // Sorted files have narrow key ranges, so later merges can skip them by statistics.
+        // Rows without a key (null keys, append-only tables) keep their order, after the others.
+        List<Object[]> sorted = new ArrayList<>(rows.size());
+        if (!schema.isAppendOnly()) {
+            List<Map.Entry<RowKey, Object[]>> keyed = new ArrayList<>(rows.size());
+            List<Object[]> keyless = new ArrayList<>();
+            for (Object[] row : rows) {
+                RowKey key = RowKey.of(row, keyIndexes);
+                if (key == null) {
+                    keyless.add(row);
+                } else {
+                    keyed.add(Map.entry(key, row));
+                }
+            }
+            keyed.sort((left, right) -> keyOrder.compare(left.getKey(), right.getKey()));
+            keyed.forEach(entry -> sorted.add(entry.getValue()));
+            sorted.addAll(keyless);
+        } else {
+            sorted.addAll(rows);
+        }
+        return store.write(
+                partition, new NewRowStream(store, sorted, options.readBatchSize()), share.keys());
+    }
+
+    private Rewrite rewrite(
+            PartitionValues partition,
+            List<DataFile> liveFiles,
+            Collection<RowKey> changedKeys,
+            Set<String> freshPaths,
+            Set<String> ownPaths,
+            DeletionVectorSink vectors,
+            KeyIndex keyIndex,
+            PartitionCompactor.Budget foldBudget) {
+        Rewrite rewrite = new Rewrite();
+        if (changedKeys.isEmpty() || liveFiles.isEmpty()) {
+            return rewrite;
+        }
+        Set<RowKey> keys =
+                changedKeys instanceof Set<RowKey> set ? set : new HashSet<>(changedKeys);
+        KeyMatcher matcher = KeyMatcher.of(keys);
+        // With an index, the files holding a changed key and the rows are known without reading.
+        Map<String, PartitionKeyIndex.Located> located = null;
+        List<DataFile> candidates;
+        PartitionKeyIndex partitionIndex =
+                keyIndex == null ? null : keyIndex.follow(partition, accessible(liveFiles));
+        if (partitionIndex != null) {
+            located = partitionIndex.locate(keys);
+            if (options.keyIndex().validate()) {
+                validate(partition, liveFiles, keys, matcher, located);
+            }
+            keyIndex.located(
+                    partition,
+                    partitionIndex,
+                    located.values().stream().mapToInt(hit -> hit.positions().length).sum());
+            candidates = new ArrayList<>(located.size());
+            for (DataFile file : liveFiles) {
+                if (located.containsKey(file.path())) {
+                    candidates.add(file);
+                }
+            }
+        } else {
+            candidates = candidates(liveFiles, keys);
+        }
+        List<DataFile> toRewrite = new ArrayList<>();
+        List<List<DataFile>> folds = List.of();
+        if (vectors != null) {
+            // Committed files are marked, small ones too: rewriting a small file costs all its
+            // rows, a mark only the changed ones. Reading their keys for the positions is their
+            // probe. Tiers of small files compaction would merge now are folded instead (a file
+            // marked in a commit cannot be compacted in the same one, and under scattered
+            // updates nearly every file is marked in every commit).
+            folds = folds(liveFiles, candidates, freshPaths, ownPaths, foldBudget);
+            Set<String> folded = new HashSet<>();
+            folds.forEach(bin -> bin.forEach(file -> folded.add(file.path())));
+            List<DataFile> committed = new ArrayList<>();
+            List<DataFile> shared = new ArrayList<>();
+            List<DataFile> own = new ArrayList<>();
+            for (DataFile file : candidates) {
+                if (folded.contains(file.path())) {
+                    continue;
+                }
+                boolean mine = share.accessTo(file) == WriterShare.Access.OWN;
+                (ownPaths.contains(file.path()) || freshPaths.contains(file.path())
+                                ? own
+                                : mine ? committed : shared)
+                        .add(file);
+            }
+            // Files other writers may change too are marked even when mostly deleted: only
+            // marks compose with theirs.
+            List<DeletionVectorMarker.Marking> markings =
+                    located == null
+                            ? List.of(
+                                    marker.mark(committed, matcher, vectors),
+                                    sharedMarker.mark(shared, matcher, vectors))
+                            : List.of(
+                                    marker.markLocated(hits(committed, located), vectors),
+                                    sharedMarker.markLocated(hits(shared, located), vectors));
+            for (DeletionVectorMarker.Marking marking : markings) {
+                rewrite.removed.addAll(marking.removed());
+                rewrite.vectorOutput.addAll(marking.vectorFiles());
+                rewrite.foundKeys.addAll(marking.foundKeys());
+                rewrite.vectorBytes += marking.vectorBytes();
+                toRewrite.addAll(marking.toRewrite());
+            }
+            if (located == null) {
+                rewrite.probed += committed.size() + shared.size();
+                toRewrite.addAll(probe(own, keys, matcher, rewrite));
+            } else {
+                toRewrite.addAll(own);
+            }
+        } else {
+            toRewrite.addAll(
+                    located == null ? probe(candidates, keys, matcher, rewrite) : candidates);
+        }
+        if (toRewrite.isEmpty() && folds.isEmpty()) {
+            return rewrite;
+        }
+        List<DataFile> baseMatched = new ArrayList<>();
+        List<DataFile> freshMatched = new ArrayList<>();
+        for (DataFile file : toRewrite) {
+            (freshPaths.contains(file.path()) ? freshMatched : baseMatched).add(file);
+        }
+        Set<RowKey> found = ConcurrentHashMap.newKeySet();
+        LongAdder copied = new LongAdder();
+        List<Callable<LaneOutput>> lanes = new ArrayList<>();
+        for (List<DataFile> lane : balance(baseMatched, options.maxParallelFiles())) {
+            lanes.add(
+                    () ->
+                            new LaneOutput(
+                                    false, rewriteLane(partition, lane, matcher, found, copied)));
+        }
+        // Each fold becomes files of its own: its inputs are one size tier, its output the next.
+        for (List<DataFile> bin : folds) {
+            lanes.add(
+                    () -> new LaneOutput(false, foldLane(partition, bin, matcher, found, copied)));
+        }
+        Set<RowKey> foundFresh = ConcurrentHashMap.newKeySet();
+        if (!freshMatched.isEmpty()) {
+            LongAdder ignored = new LongAdder();
+            lanes.add(
+                    () ->
+                            new LaneOutput(
+                                    true,
+                                    rewriteLane(
+                                            partition,
+                                            freshMatched,
+                                            matcher,
+                                            foundFresh,
+                                            ignored)));
+        }
+        List<LaneOutput> outputs =
+                parallel.runAll(lanes, output -> output.files.forEach(store::deleteUncommitted));
+        for (LaneOutput output : outputs) {
+            (output.fresh ? rewrite.freshOutput : rewrite.survivorOutput).addAll(output.files);
+        }
+        rewrite.removed.addAll(toRewrite);
+        folds.forEach(rewrite.removed::addAll);
+        rewrite.foundKeys.addAll(found);
+        rewrite.foundFreshKeys.addAll(foundFresh);
+        rewrite.copiedRows = copied.sum();
+        return rewrite;
+    }
+
+    /**
+     * The bins of small files this merge rewrites instead of marking: the bins inline compaction
+     * plans for the partition's small committed files of this writer ({@link
+     * PartitionCompactor#plan}, a full size tier, or a file whose deletion vector deletes more than
+     * {@code compaction.deleted-rows-threshold}) that hold a file which may hold a changed key,
+     * while {@code budget} lasts. Compaction cannot take such a bin in this commit (it reads only
+     * files nothing else touches), and under scattered updates nearly every file holds a changed
+     * key in every checkpoint: without folding, small files would be marked forever and never
+     * merged. A fold is a merge's rewrite (a data change), so a bin of untouched files is left to
+     * compaction. None without a budget, and none of files another writer may mark too.
+     */
+    private List<List<DataFile>> folds(
+            List<DataFile> liveFiles,
+            List<DataFile> candidates,
+            Set<String> freshPaths,
+            Set<String> ownPaths,
+            PartitionCompactor.Budget budget) {
+        if (budget == null) {
+            return List.of();
+        }
+        List<DataFile> small = new ArrayList<>();
+        for (DataFile file : liveFiles) {
+            if (!freshPaths.contains(file.path())
+                    && !ownPaths.contains(file.path())
+                    && share.accessTo(file) == WriterShare.Access.OWN
+                    && sizes.isSmall(file)) {
+                small.add(file);
+            }
+        }
+        if (small.isEmpty()) {
+            return List.of();
+        }
+        Set<String> touched = new HashSet<>();
+        candidates.forEach(file -> touched.add(file.path()));
+        List<List<DataFile>> folds = new ArrayList<>();
+        for (List<DataFile> bin :
+                sizes.plan(small, PartitionCompactor.Policy.TIERED, budget.total())) {
+            if (bin.stream().anyMatch(file -> touched.contains(file.path()))
+                    && budget.claim(bytes(bin))) {
+                folds.add(bin);
+            }
+        }
+        return folds;
+    }
+
+    /** The files among {@code liveFiles} that may hold this merger's keys. */
+    private List<DataFile> accessible(List<DataFile> liveFiles) {
+        List<DataFile> accessible = new ArrayList<>(liveFiles.size());
+        for (DataFile file : liveFiles) {
+            if (share.accessTo(file) != WriterShare.Access.FOREIGN) {
+                accessible.add(file);
+            }
+        }
+        return accessible;
+    }
+
+    private static List<PartitionKeyIndex.Located> hits(
+            List<DataFile> files, Map<String, PartitionKeyIndex.Located> located) {
+        List<PartitionKeyIndex.Located> hits = new ArrayList<>(files.size());
+        for (DataFile file : files) {
+            hits.add(located.get(file.path()));
+        }
+        return hits;
+    }
+
+    /**
+     * The key index's validation: the exact probe reads the key columns of every file that may hold
+     * a changed key, and its rows must be the ones the index located — else the merge fails before
+     * anything is written from the index's answer.
+     */
+    private void validate(
+            PartitionValues partition,
+            List<DataFile> liveFiles,
+            Set<RowKey> keys,
+            KeyMatcher matcher,
+            Map<String, PartitionKeyIndex.Located> located) {
+        Set<String> fromIndex = new HashSet<>();
+        located.values()
+                .forEach(
+                        hit -> {
+                            for (long position : hit.positions()) {
+                                fromIndex.add(hit.file().path() + "@" + position);
+                            }
+                        });
+        Set<String> fromFiles = new HashSet<>();
+        Set<RowKey> foundInFiles = new HashSet<>();
+        for (DataFile file : candidates(liveFiles, keys)) {
+            KeyHits hits = store.locateKeys(file, matcher.changed(), false);
+            for (long position : hits.positions()) {
+                fromFiles.add(file.path() + "@" + position);
+            }
+            foundInFiles.addAll(hits.foundKeys());
+        }
+        if (fromIndex.equals(fromFiles)) {
+            return;
+        }
+        Set<String> missed = new java.util.TreeSet<>(fromFiles);
+        missed.removeAll(fromIndex);
+        Set<String> wrong = new java.util.TreeSet<>(fromIndex);
+        wrong.removeAll(fromFiles);
+        throw new io.deltalite.flink.exceptions.DeltaLiteException(
+                "The key index of partition "
+                        + partition.describe(schema.partitionColumns())
+                        + " of the Delta table at "
+                        + location
+                        + " disagrees with the table's files (key-index.validate): rows the files"
+                        + " hold but the index missed: "
+                        + missed.stream().limit(5).toList()
+                        + "; rows the index located that hold no changed key: "
+                        + wrong.stream().limit(5).toList()
+                        + " (changed keys the files hold: "
+                        + foundInFiles.stream()
+                                .limit(5)
+                                .map(key -> key.describe(schema.matchKey()))
+                                .toList()
+                        + ")"
+                        + ". Nothing of this checkpoint was written from the index. This is a bug"
+                        + " in deltalite: set key-index = off to write on, and report it with this"
+                        + " message.");
+    }
+
+    /**
+     * The files that may hold a changed key: not of another writer's keys, and their key statistics
+     * do not rule out every changed key.
+     */
+    private List<DataFile> candidates(List<DataFile> liveFiles, Set<RowKey> keys) {
+        List<DataFile> mayHoldOurKeys = new ArrayList<>(liveFiles.size());
+        for (DataFile file : liveFiles) {
+            if (share.accessTo(file) != WriterShare.Access.FOREIGN) {
+                mayHoldOurKeys.add(file);
+            }
+        }
+        if (options.pruneStrategy() == PruneStrategy.NONE) {
+            return mayHoldOurKeys;
+        }
+        StatisticsPruner pruner = new StatisticsPruner(schema.matchKeyTypes(), keys);
+        List<DataFile> candidates = new ArrayList<>();
+        for (DataFile file : mayHoldOurKeys) {
+            if (pruner.mayContainAny(file)) {
+                candidates.add(file);
+            }
+        }
+        return candidates;
+    }
+
+    /** The candidates that hold a changed key, as far as the prune strategy asks to find out. */
+    private List<DataFile> probe(
+            List<DataFile> candidates, Set<RowKey> keys, KeyMatcher matcher, Rewrite rewrite) {
+        if (options.pruneStrategy() != PruneStrategy.PROBE || candidates.isEmpty()) {
+            return candidates;
+        }
+        // Probe only where it can pay off: a file that statistics show to be densely filled
+        // with keys around several changed ones is rewritten without reading its keys twice.
+        StatisticsPruner pruner = new StatisticsPruner(schema.matchKeyTypes(), keys);
+        List<DataFile> matched = new ArrayList<>();
+        List<DataFile> uncertain = new ArrayList<>();
+        for (DataFile file : candidates) {
+            (pruner.almostCertainlyContainsAny(file) && !file.hasDeletionVector()
+                            ? matched
+                            : uncertain)
+                    .add(file);
+        }
+        rewrite.probed += uncertain.size();
+        if (!uncertain.isEmpty()) {
+            matched.addAll(probe.filesHoldingAny(uncertain, matcher));
+        }
+        return matched;
+    }
+
+    /** The deletion vector file that {@code marked} files refer to, if any. */
+    private static List<String> vectorFilePaths(List<DataFile> marked, DeletionVectorSink vectors) {
+        return marked.isEmpty() ? List.of() : List.of(vectors.path());
+    }
+
+    private List<DataFile> rewriteLane(
+            PartitionValues partition,
+            List<DataFile> files,
+            KeyMatcher keys,
+            Set<RowKey> found,
+            LongAdder copied) {
+        // The survivors' keys are those of the files they come from.
+        return store.write(
+                partition,
+                new SurvivorStream(store, files, keys, found, copied),
+                KeyGroups.covering(files));
+    }
+
+    /**
+     * Rewrites one fold's files into new files without the changed rows, merged by key as
+     * compaction merges them, so that the output is sorted and key statistics keep pruning.
+     */
+    private List<DataFile> foldLane(
+            PartitionValues partition,
+            List<DataFile> bin,
+            KeyMatcher keys,
+            Set<RowKey> found,
+            LongAdder copied) {
+        return store.write(
+                partition,
+                SurvivorStream.of(
+                        store,
+                        new SortedRunMerge(store, bin, keyOrder, options.readBatchSize()),
+                        keys,
+                        found,
+                        copied),
+                KeyGroups.covering(bin));
+    }
+
+    /** Splits files into at most {@code lanes} groups of similar total size. */
+    static List<List<DataFile>> balance(List<DataFile> files, int lanes) {
+        List<DataFile> bySize = new ArrayList<>(files);
+        bySize.sort(Comparator.comparingLong(DataFile::sizeBytes).reversed());
+        int count = Math.min(lanes, bySize.size());
+        List<List<DataFile>> groups = new ArrayList<>(count);
+        long[] totals = new long[count];
+        for (int i = 0; i < count; i++) {
+            groups.add(new ArrayList<>());
+        }
+        for (DataFile file : bySize) {
+            int lightest = 0;
+            for (int i = 1; i < count; i++) {
+                if (totals[i] < totals[lightest]) {
+                    lightest = i;
+                }
+            }
+            groups.get(lightest).add(file);
+            totals[lightest] += file.sizeBytes();
+        }
+        return groups;
+    }
+
+    private static long bytes(List<DataFile> files) {
+        long total = 0;
+        for (DataFile file : files) {
+            total += file.sizeBytes();
+        }
+        return total;
+    }
+
+    private record LaneOutput(boolean fresh, List<DataFile> files) {}
+
+    /** The outcome of finding and rewriting the files that hold changed keys. */
+    private static final class Rewrite {
+        final List<DataFile> removed = new ArrayList<>();
+        final List<DataFile> survivorOutput = new ArrayList<>();
+        final List<DataFile> freshOutput = new ArrayList<>();
+
+        /** Removed files that come back with a new deletion vector. */
+        final List<DataFile> vectorOutput = new ArrayList<>();
+
+        final Set<RowKey> foundKeys = new HashSet<>();
+
+        /** Changed keys found in files written earlier in the same checkpoint. */
+        final Set<RowKey> foundFreshKeys = new HashSet<>();
+
+        long probed;
+        long copiedRows;
+        long vectorBytes;
+    }
+}

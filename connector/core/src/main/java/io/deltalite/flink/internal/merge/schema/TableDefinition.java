@@ -1,0 +1,61 @@
+package io.deltalite.flink.internal.merge.schema;
+
+import io.deltalite.flink.sink.SchemaEvolution;
+import java.io.Serializable;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the user declared about the table: the columns of the input, the primary key, the partition
+ * columns, for a table deltalite creates its table properties, and how far an existing table's
+ * schema may follow the input. An existing table keeps its own partitioning; its schema changes
+ * only as {@code schemaEvolution} allows, otherwise the declaration must fit it.
+ */
+public record TableDefinition(
+        List<ValueType.Field> columns,
+        List<String> primaryKey,
+        List<String> partitionColumns,
+        Map<String, String> tableProperties,
+        SchemaEvolution schemaEvolution)
+        implements Serializable {
+
+    /** A definition that never changes an existing table's schema. */
+    public TableDefinition(
+            List<ValueType.Field> columns,
+            List<String> primaryKey,
+            List<String> partitionColumns,
+            Map<String, String> tableProperties) {
+        this(columns, primaryKey, partitionColumns, tableProperties, SchemaEvolution.NONE);
+    }
+
+    /**
+     * An existing table, taken as it is: its columns, partition columns and the primary key the
+     * sink recorded in it (none if it has none). For maintenance, never to create a table.
+     */
+    public static TableDefinition existingTable() {
+        return new TableDefinition(List.of(), List.of(), List.of(), Map.of());
+    }
+
+    /** Whether this is {@link #existingTable()}. */
+    public boolean isExistingTable() {
+        return columns.isEmpty() && primaryKey.isEmpty();
+    }
+
+    public TableDefinition {
+        columns = List.copyOf(columns);
+        primaryKey = List.copyOf(primaryKey);
+        partitionColumns = List.copyOf(partitionColumns);
+        tableProperties = Map.copyOf(tableProperties);
+        java.util.Objects.requireNonNull(schemaEvolution, "schemaEvolution");
+    }
+
+    /** This definition with {@code mode} as its schema evolution. */
+    public TableDefinition withSchemaEvolution(SchemaEvolution mode) {
+        return new TableDefinition(columns, primaryKey, partitionColumns, tableProperties, mode);
+    }
+
+    /** The schema of a table created from this definition. */
+    public TableSchema toSchema() {
+        return new TableSchema(columns, primaryKey, partitionColumns);
+    }
+}

@@ -1,0 +1,162 @@
+package io.deltalite.flink.internal.merge.table;
+
+import io.deltalite.flink.internal.merge.index.KeyIdentity;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.DeletionVector;
+import io.deltalite.flink.internal.merge.value.DeletionVectorRef;
+import io.deltalite.flink.internal.merge.value.KeyGroups;
+import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.internal.merge.value.RowKey;
+import io.deltalite.flink.internal.merge.value.StagedKeys;
+import java.util.List;
+
+/** How the engine reads and writes the data files of one table. */
+public interface DataFileStore {
+
+    /** Streams {@code file} with only its match-key columns decoded, one batch at a time. */
+    BatchStream readKeys(DataFile file);
+
+    /**
+     * The live rows of {@code file} whose key is one of {@code keys}: the exact probe, and the
+     * search for the positions a deletion vector marks. Rows its deletion vector deletes and rows
+     * with a null key column never match. This implementation decodes the key columns row by row
+     * through {@link #readKeys}; a store may read them faster, with the same answer.
+     *
+     * @param firstOnly stop at the first hit (a probe that only asks whether the file holds any)
+     */
+    default KeyHits locateKeys(DataFile file, ChangedKeys keys, boolean firstOnly) {
+        KeyMatcher matcher = keys.matcher();
+        long[] positions = new long[16];
+        int count = 0;
+        java.util.Set<RowKey> found = new java.util.HashSet<>();
+        long rows = 0;
+        try (BatchStream batches = readKeys(file)) {
+            while (batches.hasNext()) {
+                RowBatch batch = batches.next();
+                for (int row = 0; row < batch.size(); row++) {
+                    if (!batch.isLive(row)) {
+                        continue;
+                    }
+                    RowKey key = matcher.match(batch, row);
+                    if (key != null) {
+                        if (count == positions.length) {
+                            positions = java.util.Arrays.copyOf(positions, count * 2);
+                        }
+                        positions[count++] = batch.positionAt(row);
+                        found.add(key);
+                        if (firstOnly) {
+                            return new KeyHits(
+                                    java.util.Arrays.copyOf(positions, count), found, -1);
+                        }
+                    }
+                }
+                rows += batch.size();
+            }
+        }
+        return new KeyHits(java.util.Arrays.copyOf(positions, count), found, rows);
+    }
+
+    /**
+     * Hands the key identity ({@link KeyIdentity}, for keys of {@code keyTypes}) and physical
+     * position of every row of {@code file} whose key columns are all non-null — rows its deletion
+     * vector deletes too — to {@code sink}, a block of rows at a time, in file order; answers the
+     * file's physical row count. This implementation decodes the keys row by row through {@link
+     * #readKeys}; a store may read them faster, with the same identities.
+     */
+    default long readKeyIdentities(DataFile file, List<ValueType> keyTypes, KeyIdentitySink sink) {
+        boolean integral = KeyIdentity.isIntegral(keyTypes);
+        long[] high = new long[1024];
+        long[] low = new long[1024];
+        long[] positions = new long[1024];
+        long rows = 0;
+        try (BatchStream batches = readKeys(file)) {
+            while (batches.hasNext()) {
+                RowBatch batch = batches.next();
+                boolean longKeys = integral && batch.hasLongKey();
+                int count = 0;
+                for (int row = 0; row < batch.size(); row++) {
+                    if (count == positions.length) {
+                        high = java.util.Arrays.copyOf(high, count * 2);
+                        low = java.util.Arrays.copyOf(low, count * 2);
+                        positions = java.util.Arrays.copyOf(positions, count * 2);
+                    }
+                    if (longKeys) {
+                        if (!batch.isKeyNullAt(row)) {
+                            high[count] = batch.longKeyAt(row);
+                            low[count] = 0;
+                            positions[count++] = batch.positionAt(row);
+                        }
+                        continue;
+                    }
+                    RowKey key = batch.keyAt(row);
+                    if (key == null) {
+                        continue; // a null key never matches
+                    }
+                    KeyIdentity identity = KeyIdentity.of(key, integral);
+                    high[count] = identity.high();
+                    low[count] = identity.low();
+                    positions[count++] = batch.positionAt(row);
+                }
+                sink.accept(high, low, positions, count);
+                rows += batch.size();
+            }
+        }
+        return rows;
+    }
+
+    /** Streams the complete rows of {@code file}; rows its deletion vector deletes are not live. */
+    BatchStream readRows(DataFile file);
+
+    /** Wraps new rows, in table-column order, as a batch that can be written. */
+    RowBatch newRows(List<Object[]> rows);
+
+    /**
+     * Writes the live rows of {@code batches} into new data files of {@code partition}, starting a
+     * new file at the target file size, with statistics. The files are not part of the table until
+     * a commit adds them. If writing fails, the files written so far are deleted.
+     */
+    default List<DataFile> write(PartitionValues partition, BatchStream batches) {
+        return write(partition, batches, null);
+    }
+
+    /**
+     * As {@link #write(PartitionValues, BatchStream)}, into the folder of {@code keys} in the
+     * partition: for rows whose keys are all in that range (see {@link KeyGroups}); null writes
+     * into the partition's own folder.
+     */
+    List<DataFile> write(PartitionValues partition, BatchStream batches, KeyGroups keys);
+
+    /** Deletes a data file that was written but will never be committed. Best effort. */
+    void deleteUncommitted(DataFile file);
+
+    /**
+     * Writes {@code keys} into a new staged key file outside the table's data, for a checkpoint's
+     * re-merge; only {@link #readStagedKeys} reads it.
+     */
+    StagedKeys stageKeys(java.util.Collection<RowKey> keys);
+
+    /** The rows of {@code file} that its deletion vector deletes (empty when it has none). */
+    DeletionVector readDeletionVector(DataFile file);
+
+    /**
+     * A new deletion vector file: the merges of one round add their vectors to it, and closing it
+     * writes it (nothing is written when no vector was added).
+     */
+    DeletionVectorSink newDeletionVectorSink();
+
+    /** The file a deletion vector is stored in, or {@code null} for one inline in the log. */
+    String deletionVectorPath(DeletionVectorRef vector);
+
+    /** Whether the file at {@code path} exists. */
+    boolean exists(String path);
+
+    /** The size in bytes of the file at {@code path}; empty when it does not exist. */
+    java.util.OptionalLong fileSize(String path);
+
+    /** Whether {@code path} is a staged key file (which no Delta version ever references). */
+    boolean isStagedKeyFile(String path);
+
+    /** Streams the keys of a staged key file. */
+    KeyStream readStagedKeys(StagedKeys file);
+}

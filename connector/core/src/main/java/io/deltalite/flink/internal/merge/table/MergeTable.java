@@ -1,0 +1,29 @@
+package io.deltalite.flink.internal.merge.table;
+
+import io.deltalite.flink.internal.merge.schema.TableSchema;
+
+/** A table as the merge engine sees it: its schema, its latest snapshot and its data files. */
+public interface MergeTable {
+
+    /** The table location, for messages. */
+    String location();
+
+    TableSchema schema();
+
+    /** Loads the latest committed version. */
+    TableSnapshot latestSnapshot();
+
+    DataFileStore files();
+
+    /** The size at which written data files are split. */
+    long targetFileSizeBytes();
+
+    /** Notes of the files each checkpoint adds, for cleaning up after a failure. */
+    AttemptJournal journal();
+
+    /**
+     * The partition columns of version {@code version} of the table, or empty when that version can
+     * no longer be read (its log expired).
+     */
+    java.util.Optional<java.util.List<String>> partitionColumnsAt(long version);
+}

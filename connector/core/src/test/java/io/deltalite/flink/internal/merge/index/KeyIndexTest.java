@@ -1,0 +1,293 @@
+package io.deltalite.flink.internal.merge.index;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.delta.table.ForeignWriter;
+import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
+import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.sink.KeyIndexMode;
+import io.deltalite.flink.sink.UpsertStats;
+import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The key index is a cache of the table, never the truth: each way it could go stale — another
+ * writer removing or rewriting files, adding rows or a deletion vector, a restart to an older
+ * checkpoint — must reach the merge, which would otherwise leave a duplicate or revive a row. The
+ * index runs without validation here, so that its own answer is what the table shows.
+ */
+class KeyIndexTest {
+    @TempDir Path dir;
+
+    private static TableDefinition items(WriteMode mode) {
+        return new TableDefinition(
+                List.of(
+                        new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                        new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                List.of("id"),
+                List.of(),
+                Map.of(
+                        "delta.enableDeletionVectors",
+                        Boolean.toString(mode == WriteMode.DELETION_VECTORS)));
+    }
+
+    private static MergeOptions indexed(WriteMode mode) {
+        return MergeOptions.DEFAULTS
+                .withWriteMode(mode)
+                .withKeyIndex(new KeyIndexOptions(KeyIndexMode.ON, 64L << 20, false));
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void rowsAnotherWriterMovedIntoNewFilesAreFoundThere(WriteMode mode) {
+        try (UpsertHarness writer = open(mode)) {
+            List<Object[]> expected = seed(writer);
+            assertThat(indexedKeys(writer)).isEqualTo(30);
+
+            // Another engine compacts the table: every row now lives in a file the index never saw.
+            ForeignWriter.compact(location(), items(mode).toSchema());
+            writer.upsert(5L, "after compaction");
+            writer.delete(25L, null);
+            UpsertStats stats = writer.commit().stats();
+
+            replace(expected, 5L, "after compaction");
+            expected.removeIf(row -> (Long) row[0] == 25L);
+            assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
+            assertThat(stats.rowsUpdated()).isEqualTo(1);
+            assertThat(stats.rowsDeleted()).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aDuplicateAnotherWriterAppendedIsReplacedToo(WriteMode mode) {
+        try (UpsertHarness writer = open(mode)) {
+            List<Object[]> expected = seed(writer);
+            ForeignWriter.append(
+                    location(),
+                    items(mode).toSchema(),
+                    PartitionValues.UNPARTITIONED,
+                    List.<Object[]>of(new Object[] {7L, "duplicate"}, new Object[] {40L, "new"}),
+                    ForeignWriter.Statistics.EXACT);
+
+            writer.upsert(7L, "ours");
+            writer.upsert(40L, "ours too");
+            writer.commit();
+
+            replace(expected, 7L, "ours");
+            expected.add(new Object[] {40L, "ours too"});
+            assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
+        }
+    }
+
+    /** Another deltalite job deletes a key with a deletion vector on a file the index holds. */
+    @org.junit.jupiter.api.Test
+    void aRowAnotherWriterDeletedWithAVectorIsNotCountedAsReplaced() {
+        WriteMode mode = WriteMode.DELETION_VECTORS;
+        try (UpsertHarness writer = open(mode)) {
+            List<Object[]> expected = seed(writer);
+            try (UpsertHarness other =
+                    UpsertHarness.open(location(), items(mode), indexed(mode), "other-job")) {
+                other.delete(12L, null);
+                other.commit();
+            }
+
+            writer.upsert(12L, "back");
+            writer.upsert(13L, "changed");
+            UpsertStats stats = writer.commit().stats();
+
+            replace(expected, 12L, "back");
+            replace(expected, 13L, "changed");
+            assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
+            assertThat(stats.rowsInserted()).isEqualTo(1);
+            assertThat(stats.rowsUpdated()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A writer restarted from an older checkpoint: the results of the checkpoint it had prepared
+     * after it are gone, and the table's rows are where the last commit put them.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aWriterRestartedFromAnOlderCheckpointIndexesTheTableAsItIs(WriteMode mode) {
+        try (UpsertHarness writer = open(mode)) {
+            List<Object[]> expected = seed(writer);
+            long restored = writer.lastCheckpoint();
+            writer.upsert(3L, "never committed");
+            writer.prepare(); // the job fails before this checkpoint completes
+
+            try (UpsertHarness restarted = UpsertHarness.restarted(writer, 0, restored)) {
+                restarted.upsert(3L, "after restart");
+                restarted.upsert(4L, "after restart");
+                restarted.commitAs(restored + 1);
+            }
+            replace(expected, 3L, "after restart");
+            replace(expected, 4L, "after restart");
+            assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
+        }
+    }
+
+    /** Keys updated again and again keep one row each, whatever files they moved through. */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void keysUpdatedEveryCheckpointKeepOneRow(WriteMode mode) {
+        // With validation: every merge also reads the files and must agree with the index.
+        MergeOptions validated =
+                indexed(mode).withKeyIndex(new KeyIndexOptions(KeyIndexMode.ON, 64L << 20, true));
+        try (UpsertHarness writer = UpsertHarness.open(location(), items(mode), validated)) {
+            List<Object[]> expected = seed(writer);
+            for (int round = 0; round < 8; round++) {
+                for (long id = round % 3; id < 30; id += 3) {
+                    writer.upsert(id, "round " + round);
+                    replace(expected, id, "round " + round);
+                }
+                if (round == 4) {
+                    writer.delete(1L, null);
+                    expected.removeIf(row -> (Long) row[0] == 1L);
+                }
+                writer.commit();
+            }
+            assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
+            KeyIndex.Stats stats = writer.writer().keyIndex().stats();
+            assertThat(stats.hits()).isPositive();
+        }
+    }
+
+    /**
+     * The writers of one TaskManager share one budget for their indexes (an eighth of the heap):
+     * each writer's index is charged against it, and a writer that closes gives its share back.
+     */
+    @Test
+    void writersOfOneJvmChargeOneSharedBudgetAndAClosedWriterGivesItsShareBack() {
+        MergeOptions indexed = indexed(WriteMode.COPY_ON_WRITE);
+        try (UpsertHarness first =
+                UpsertHarness.open(
+                        dir.resolve("first").toString(), items(WriteMode.COPY_ON_WRITE), indexed)) {
+            seed(first);
+            KeyIndex firstIndex = first.writer().keyIndex();
+            assertThat(firstIndex.stats().memoryBytes()).isPositive();
+            assertThat(firstIndex.charged())
+                    .isGreaterThanOrEqualTo(firstIndex.stats().memoryBytes());
+            KeyIndex secondIndex;
+            try (UpsertHarness second =
+                    UpsertHarness.open(
+                            dir.resolve("second").toString(),
+                            items(WriteMode.COPY_ON_WRITE),
+                            indexed)) {
+                seed(second);
+                secondIndex = second.writer().keyIndex();
+                assertThat(secondIndex.charged())
+                        .isGreaterThanOrEqualTo(secondIndex.stats().memoryBytes())
+                        .isPositive();
+                assertThat(KeyIndex.chargedInThisJvm())
+                        .isGreaterThanOrEqualTo(firstIndex.charged() + secondIndex.charged());
+            }
+            assertThat(secondIndex.charged()).isZero();
+            assertThat(secondIndex.stats().partitions()).isZero();
+            assertThat(firstIndex.charged()).isPositive();
+        }
+    }
+
+    /**
+     * Two partitions whose indexes do not fit the budget together, merged in turn: a partition
+     * whose index was dropped to make room is probed at its next merge and indexed again only at
+     * the one after, instead of being rebuilt at every merge (which reads more than a probe).
+     */
+    @Test
+    void partitionsThatPassTheBudgetTogetherAreNotRebuiltAtEveryMerge() {
+        TableDefinition byDay =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                                new ValueType.Field("day", ValueType.of(Kind.STRING), true),
+                                new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                        List.of("id"),
+                        List.of("day"),
+                        Map.of());
+        int rows = 1_000;
+        // Room for one partition's index (about 48 bytes a row while it is built), not two.
+        MergeOptions tight =
+                MergeOptions.DEFAULTS.withKeyIndex(
+                        new KeyIndexOptions(KeyIndexMode.ON, 80L * rows, false));
+        try (UpsertHarness writer = UpsertHarness.open(location(), byDay, tight)) {
+            for (String day : List.of("a", "b")) {
+                for (long id = 0; id < rows; id++) {
+                    writer.upsert(id, day, "initial");
+                }
+            }
+            writer.commit();
+            int merges = 6;
+            for (int merge = 0; merge < merges; merge++) {
+                String day = merge % 2 == 0 ? "a" : "b";
+                writer.upsert((long) merge, day, "merge " + merge);
+                writer.commit();
+            }
+            KeyIndex.Stats stats = writer.writer().keyIndex().stats();
+            // Rebuilt at every merge, the index would read a partition's rows at each (6,000).
+            // Dropped partitions are probed once instead: two builds and a file the last merge
+            // rewrote, read when the still-indexed partition follows it, make 4,000.
+            assertThat(stats.rowsRead()).isLessThanOrEqualTo((long) rows * merges * 2 / 3);
+            assertThat(stats.fallbacks()).isPositive();
+            List<Object[]> table = writer.read();
+            assertThat(table).hasSize(2 * rows);
+            assertThat(table)
+                    .filteredOn(row -> "merge 5".equals(row[2]))
+                    .singleElement()
+                    .satisfies(row -> assertThat(row[1]).isEqualTo("b"));
+        }
+    }
+
+    private UpsertHarness open(WriteMode mode) {
+        return UpsertHarness.open(location(), items(mode), indexed(mode));
+    }
+
+    private static long indexedKeys(UpsertHarness harness) {
+        return harness.writer().keyIndex().stats().keys();
+    }
+
+    /** Keys 0..29 in three files of ten, then one more merge, so that the index is built. */
+    private static List<Object[]> seed(UpsertHarness harness) {
+        List<Object[]> rows = new ArrayList<>();
+        for (long first = 0; first < 30; first += 10) {
+            for (long id = first; id < first + 10; id++) {
+                harness.upsert(id, "initial");
+                rows.add(new Object[] {id, "initial"});
+            }
+            harness.commit();
+        }
+        harness.upsert(29L, "initial");
+        harness.commit();
+        return rows;
+    }
+
+    private static void replace(List<Object[]> rows, long id, String value) {
+        rows.removeIf(row -> (Long) row[0] == id);
+        rows.add(new Object[] {id, value});
+    }
+
+    private String location() {
+        return dir.toString();
+    }
+}

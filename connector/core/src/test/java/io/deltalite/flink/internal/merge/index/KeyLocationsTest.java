@@ -1,0 +1,192 @@
+package io.deltalite.flink.internal.merge.index;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.merge.value.RowKey;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The index's hash table against a plain map, through random adds, removes and rewrites. */
+class KeyLocationsTest {
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void randomOperationsAgreeWithAMapOfSets(boolean wide) {
+        Random random = new Random(wide ? 7 : 11);
+        KeyLocations table = new KeyLocations(wide);
+        Map<KeyIdentity, Set<Long>> model = new HashMap<>();
+        // Few distinct keys, so that keys collide in slots, repeat, and gather several locations.
+        List<KeyIdentity> keys = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            long high = random.nextInt(4) == 0 ? 0 : random.nextLong();
+            keys.add(new KeyIdentity(high, wide ? random.nextLong() : 0));
+        }
+        for (int step = 0; step < 200_000; step++) {
+            KeyIdentity key = keys.get(random.nextInt(keys.size()));
+            long location = KeyLocations.pack(random.nextInt(5), random.nextInt(3));
+            int operation = random.nextInt(10);
+            if (operation < 6) {
+                table.add(key, location);
+                model.computeIfAbsent(key, unused -> new LinkedHashSet<>()).add(location);
+            } else if (operation < 9) {
+                table.remove(key, location);
+                Set<Long> known = model.get(key);
+                if (known != null && known.remove(location) && known.isEmpty()) {
+                    model.remove(key);
+                }
+            } else if (step % 5000 == 9) {
+                int deadFile = random.nextInt(5);
+                table.rewrite(
+                        packed ->
+                                KeyLocations.fileOf(packed) == deadFile
+                                        ? -1
+                                        : KeyLocations.pack(
+                                                KeyLocations.fileOf(packed) + 10,
+                                                KeyLocations.positionOf(packed)));
+                Map<KeyIdentity, Set<Long>> moved = new HashMap<>();
+                model.forEach(
+                        (k, locations) -> {
+                            Set<Long> kept = new LinkedHashSet<>();
+                            for (long packed : locations) {
+                                if (KeyLocations.fileOf(packed) != deadFile) {
+                                    kept.add(
+                                            KeyLocations.pack(
+                                                    KeyLocations.fileOf(packed) + 10,
+                                                    KeyLocations.positionOf(packed)));
+                                }
+                            }
+                            if (!kept.isEmpty()) {
+                                moved.put(k, kept);
+                            }
+                        });
+                model.clear();
+                model.putAll(moved);
+                // keep file numbers small for the next rounds
+                table.rewrite(
+                        packed ->
+                                KeyLocations.pack(
+                                        KeyLocations.fileOf(packed) % 10,
+                                        KeyLocations.positionOf(packed)));
+                Map<KeyIdentity, Set<Long>> renumbered = new HashMap<>();
+                model.forEach(
+                        (k, locations) -> {
+                            Set<Long> kept = new LinkedHashSet<>();
+                            for (long packed : locations) {
+                                kept.add(
+                                        KeyLocations.pack(
+                                                KeyLocations.fileOf(packed) % 10,
+                                                KeyLocations.positionOf(packed)));
+                            }
+                            renumbered.put(k, kept);
+                        });
+                model.clear();
+                model.putAll(renumbered);
+            }
+            if (step % 997 == 0) {
+                assertAgrees(table, model, keys);
+            }
+        }
+        assertAgrees(table, model, keys);
+    }
+
+    @Test
+    void aMillionIntegralKeysTakeAtMost43BytesEach() {
+        KeyLocations table = new KeyLocations(false);
+        for (long key = 0; key < 1_000_000; key++) {
+            table.add(
+                    KeyIdentity.ofIntegral(key * 7919), KeyLocations.pack((int) (key % 100), key));
+        }
+        assertThat(table.size()).isEqualTo(1_000_000);
+        assertThat(table.memoryBytes() / 1_000_000.0).isLessThanOrEqualTo(43.0);
+        assertThat(table.get(KeyIdentity.ofIntegral(7919L * 4242)))
+                .containsExactly(KeyLocations.pack(42, 4242));
+        assertThat(table.get(KeyIdentity.ofIntegral(7919L * 4242 + 1))).isEmpty();
+    }
+
+    /**
+     * A table another engine wrote may hold one key in many rows. Each of its locations is charged
+     * to the memory budget, and the key's locations stay exact as rows come and go.
+     */
+    @Test
+    void aKeyInManyRowsIsChargedPerRowAndKeepsEveryLocation() {
+        KeyLocations table = new KeyLocations(true);
+        KeyIdentity key = KeyIdentity.of(RowKey.ofValues("duplicated"), false);
+        int rows = 50_000;
+        long empty = table.memoryBytes();
+        for (int row = 0; row < rows; row++) {
+            table.add(key, KeyLocations.pack(row % 7, row));
+        }
+        assertThat(table.size()).isEqualTo(1);
+        assertThat(table.memoryBytes() - empty).isGreaterThanOrEqualTo(8L * rows);
+        long[] all = table.get(key);
+        assertThat(all).hasSize(rows);
+
+        for (int row = 0; row < rows; row += 2) {
+            table.remove(key, KeyLocations.pack(row % 7, row));
+        }
+        long[] odd = table.get(key);
+        assertThat(odd).hasSize(rows / 2);
+        for (long location : odd) {
+            assertThat(KeyLocations.positionOf(location) % 2).isEqualTo(1);
+            assertThat(KeyLocations.fileOf(location))
+                    .isEqualTo((int) (KeyLocations.positionOf(location) % 7));
+        }
+        for (int row = 1; row < rows - 2; row += 2) {
+            table.remove(key, KeyLocations.pack(row % 7, row));
+        }
+        assertThat(table.get(key)).containsExactly(KeyLocations.pack((rows - 1) % 7, rows - 1));
+    }
+
+    @Test
+    void aTableReservedForItsKeysHoldsThemInTheSameSpaceAsOneThatGrew() {
+        KeyLocations grown = new KeyLocations(true);
+        KeyLocations reserved = new KeyLocations(true);
+        reserved.add(KeyIdentity.ofIntegral(-1), KeyLocations.pack(0, 0));
+        reserved.reserve(100_001);
+        long reservedBytes = reserved.memoryBytes();
+        grown.add(KeyIdentity.ofIntegral(-1), KeyLocations.pack(0, 0));
+        for (long key = 0; key < 100_000; key++) {
+            KeyIdentity identity = new KeyIdentity(key * 7919, ~key);
+            grown.add(identity, KeyLocations.pack(1, key));
+            reserved.add(identity, KeyLocations.pack(1, key));
+        }
+        assertThat(reserved.memoryBytes()).isEqualTo(reservedBytes).isEqualTo(grown.memoryBytes());
+        assertThat(reserved.size()).isEqualTo(100_001);
+        assertThat(reserved.get(KeyIdentity.ofIntegral(-1)))
+                .containsExactly(KeyLocations.pack(0, 0));
+        assertThat(reserved.get(new KeyIdentity(7919L * 4242, ~4242L)))
+                .containsExactly(KeyLocations.pack(1, 4242));
+        reserved.reserve(10);
+        assertThat(reserved.memoryBytes()).as("never shrinks").isEqualTo(reservedBytes);
+    }
+
+    @Test
+    void locationsPackFileAndPosition() {
+        long packed = KeyLocations.pack(KeyLocations.MAX_FILES - 1, (1L << 40) - 1);
+        assertThat(KeyLocations.fileOf(packed)).isEqualTo(KeyLocations.MAX_FILES - 1);
+        assertThat(KeyLocations.positionOf(packed)).isEqualTo((1L << 40) - 1);
+    }
+
+    private static void assertAgrees(
+            KeyLocations table, Map<KeyIdentity, Set<Long>> model, List<KeyIdentity> keys) {
+        assertThat(table.size()).isEqualTo(model.size());
+        for (KeyIdentity key : new HashSet<>(keys)) {
+            Set<Long> expected = model.getOrDefault(key, Set.of());
+            long[] actual = table.get(key);
+            Set<Long> found = new HashSet<>();
+            Arrays.stream(actual).forEach(found::add);
+            assertThat(found).as("locations of %s", key).isEqualTo(expected);
+            assertThat(actual).hasSize(expected.size());
+        }
+    }
+}
