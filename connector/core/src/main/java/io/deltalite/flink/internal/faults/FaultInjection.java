@@ -43,7 +43,7 @@ public final class FaultInjection {
         OCCURRENCES.clear();
     }
 
-    static void at(Point point, String tableLocation) {
+    public static void at(Point point, String tableLocation) {
         if (ARMED.isEmpty()) {
             return;
         }

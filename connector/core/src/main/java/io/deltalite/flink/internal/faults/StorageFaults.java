@@ -41,11 +41,11 @@ public final class StorageFaults {
     }
 
     /** Whether a fault is armed: file access opened while none is armed is not watched. */
-    static boolean isArmed() {
+    public static boolean isArmed() {
         return armed != null;
     }
 
-    static void at(Operation operation, String path, boolean done) throws IOException {
+    public static void at(Operation operation, String path, boolean done) throws IOException {
         Fault fault = armed;
         if (fault != null) {
             fault.at(operation, path, done);

@@ -11,24 +11,24 @@ package io.deltalite.flink.internal.delta.fileio;
  * closed classloader". With this class loader in place they inherit one that lives as long as the
  * file system does.
  */
-final class ConnectorClassLoader {
+public final class ConnectorClassLoader {
     private static final ClassLoader CONNECTOR = ConnectorClassLoader.class.getClassLoader();
 
     /** A call that may throw {@code E}. */
     @FunctionalInterface
-    interface Call<T, E extends Exception> {
+    public interface Call<T, E extends Exception> {
         T call() throws E;
     }
 
     /** An action that may throw {@code E}. */
     @FunctionalInterface
-    interface Action<E extends Exception> {
+    public interface Action<E extends Exception> {
         void run() throws E;
     }
 
     private ConnectorClassLoader() {}
 
-    static <T, E extends Exception> T call(Call<T, E> call) throws E {
+    public static <T, E extends Exception> T call(Call<T, E> call) throws E {
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         if (previous == CONNECTOR) {
@@ -42,7 +42,7 @@ final class ConnectorClassLoader {
         }
     }
 
-    static <E extends Exception> void run(Action<E> action) throws E {
+    public static <E extends Exception> void run(Action<E> action) throws E {
         ConnectorClassLoader.<Void, E>call(
                 () -> {
                     action.run();

@@ -14,9 +14,9 @@ import java.io.IOException;
  * The outermost layer of a table's file access: it gives {@link StorageFaults} its chance. Files
  * opened for reading while no fault is armed are handed out unwrapped.
  */
-final class FaultInjectingFileIO extends ForwardingFileIO {
+public final class FaultInjectingFileIO extends ForwardingFileIO {
 
-    FaultInjectingFileIO(FileIO delegate) {
+    public FaultInjectingFileIO(FileIO delegate) {
         super(delegate);
     }
 

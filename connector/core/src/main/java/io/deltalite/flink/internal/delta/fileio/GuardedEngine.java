@@ -9,11 +9,11 @@ import io.delta.kernel.engine.ParquetHandler;
 import java.util.List;
 
 /** Kernel's default engine with a {@link GuardedParquetHandler}. */
-final class GuardedEngine implements Engine {
+public final class GuardedEngine implements Engine {
     private final Engine delegate;
     private final ParquetHandler parquet;
 
-    GuardedEngine(Engine delegate) {
+    public GuardedEngine(Engine delegate) {
         this.delegate = delegate;
         this.parquet = new GuardedParquetHandler(delegate.getParquetHandler());
     }

@@ -10,11 +10,11 @@ import java.nio.file.Paths;
  * Why the sink cannot write a table on a local (or locally mounted) file system, found after a
  * write failed: Hadoop's local file system reports a refused {@code mkdirs} as just "failed".
  */
-final class LocalWritability {
+public final class LocalWritability {
     private LocalWritability() {}
 
     /** A sentence on why {@code location} cannot be written, or empty if nothing is found. */
-    static String explain(String location) {
+    public static String explain(String location) {
         if (!LocalDiskFiles.isLocal(location)) {
             return "";
         }

@@ -32,7 +32,7 @@ public final class LogStoreGuard extends LogStore {
     }
 
     /** Points every S3 scheme's Kernel log store at this guard. */
-    static void install(Configuration hadoopConf) {
+    public static void install(Configuration hadoopConf) {
         S3_LOG_STORE_KEYS.forEach(key -> hadoopConf.set(key, LogStoreGuard.class.getName()));
     }
 

@@ -11,11 +11,11 @@ import org.apache.parquet.io.InputFile;
  * Kernel reads through (local disk, or S3 with deltalite's class loader) — so a reader over
  * parquet-java takes the same path to storage as Kernel's.
  */
-final class ParquetInputFiles {
+public final class ParquetInputFiles {
     private ParquetInputFiles() {}
 
     /** The file at {@code path}, of {@code size} bytes (or unknown when not positive). */
-    static InputFile open(FileIO files, String path, long size) {
+    public static InputFile open(FileIO files, String path, long size) {
         io.delta.kernel.defaults.engine.fileio.InputFile file = files.newInputFile(path, size);
         return new InputFile() {
             @Override

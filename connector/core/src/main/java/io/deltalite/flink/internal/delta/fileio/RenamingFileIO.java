@@ -25,7 +25,7 @@ import org.apache.hadoop.conf.Configuration;
  *
  * <p>Reads and listings go through Hadoop.
  */
-final class RenamingFileIO extends ForwardingFileIO {
+public final class RenamingFileIO extends ForwardingFileIO {
     /**
      * The names of the hidden temporary files: {@code .<name>.<random UUID>.tmp} ({@code
      * .<UUID>.tmp} for the journal's own temporary notes). A file so named that is older than any
@@ -43,12 +43,12 @@ final class RenamingFileIO extends ForwardingFileIO {
     }
 
     /** A table on a local or mounted file system. */
-    static RenamingFileIO local(FileIO hadoop) {
+    public static RenamingFileIO local(FileIO hadoop) {
         return new RenamingFileIO(hadoop, new LocalDiskFiles());
     }
 
     /** A table on HDFS. */
-    static RenamingFileIO hdfs(FileIO hadoop, Configuration hadoopConf) {
+    public static RenamingFileIO hdfs(FileIO hadoop, Configuration hadoopConf) {
         return new RenamingFileIO(hadoop, new HdfsFiles(hadoopConf));
     }
 

@@ -22,11 +22,11 @@ import java.util.Optional;
  * <p>Every call into S3A, including reads and writes of the streams it hands out, runs with
  * deltalite's class loader as context class loader ({@link ConnectorClassLoader}).
  */
-final class S3FileIO implements FileIO {
+public final class S3FileIO implements FileIO {
     private final FileIO hadoop;
     private final S3TableStorage storage;
 
-    S3FileIO(FileIO hadoop, S3TableStorage storage) {
+    public S3FileIO(FileIO hadoop, S3TableStorage storage) {
         this.hadoop = hadoop;
         this.storage = storage;
     }

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>Runs whenever the sink opens a table on a local file system or HDFS; a sweep that fails is
  * logged and does not stop the sink.
  */
-final class TemporaryFileSweep {
+public final class TemporaryFileSweep {
     private static final Logger LOG = LoggerFactory.getLogger(TemporaryFileSweep.class);
 
     /** How old a temporary file must be before it is taken for a dead writer's. */
@@ -36,7 +36,7 @@ final class TemporaryFileSweep {
      * Deletes the temporary files under {@code tablePath} last modified before {@code nowMillis}
      * minus {@link #SAFE_AGE}; returns their paths.
      */
-    static List<String> sweep(String tablePath, Configuration hadoopConf, long nowMillis) {
+    public static List<String> sweep(String tablePath, Configuration hadoopConf, long nowMillis) {
         List<String> deleted = new ArrayList<>();
         long before = nowMillis - SAFE_AGE.toMillis();
         Path table = new Path(tablePath);

@@ -22,28 +22,28 @@ import java.util.Optional;
  *       descriptor stays open and no multipart upload is left behind.
  * </ul>
  */
-final class TrackingFileIO extends ForwardingFileIO {
+public final class TrackingFileIO extends ForwardingFileIO {
     private static final ThreadLocal<WriteScope> CURRENT = new ThreadLocal<>();
 
     private final Map<String, String> settings;
 
-    TrackingFileIO(FileIO delegate, Map<String, String> settings) {
+    public TrackingFileIO(FileIO delegate, Map<String, String> settings) {
         super(delegate);
         this.settings = Map.copyOf(settings);
     }
 
     /** Collects the files created by the current thread until closed. */
-    static final class WriteScope implements AutoCloseable {
+    public static final class WriteScope implements AutoCloseable {
         private final WriteScope outer;
         private final List<String> created = new ArrayList<>();
         private final List<Abandonable> open = new ArrayList<>();
 
-        WriteScope() {
+        public WriteScope() {
             outer = CURRENT.get();
             CURRENT.set(this);
         }
 
-        List<String> createdFiles() {
+        public List<String> createdFiles() {
             return created;
         }
 

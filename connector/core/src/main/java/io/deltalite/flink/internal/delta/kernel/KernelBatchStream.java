@@ -8,7 +8,7 @@ import io.deltalite.flink.internal.merge.table.UnreadableDataFileException;
 import io.deltalite.flink.internal.merge.value.DataFile;
 
 /** A Kernel iterator over one data file, as the engine's batch stream. */
-final class KernelBatchStream implements BatchStream {
+public final class KernelBatchStream implements BatchStream {
     private final DataFile file;
     private final String location;
     private final CloseableIterator<RowBatch> source;
@@ -16,7 +16,7 @@ final class KernelBatchStream implements BatchStream {
     /**
      * @param location the table's location, for errors
      */
-    KernelBatchStream(DataFile file, String location, CloseableIterator<RowBatch> source) {
+    public KernelBatchStream(DataFile file, String location, CloseableIterator<RowBatch> source) {
         this.file = file;
         this.location = location;
         this.source = source;

@@ -16,7 +16,7 @@ import java.util.TreeSet;
  * column, widening a type) and Spark does, nor write the checksum of a version whose files Kernel's
  * own post-commit hook cannot serialize.
  */
-final class KernelInternals {
+public final class KernelInternals {
     private KernelInternals() {}
 
     /**
@@ -24,7 +24,7 @@ final class KernelInternals {
      * scan-file row): same path, partition values, size, statistics and deletion vector, with the
      * given {@code dataChange} and deletion time.
      */
-    static Row removeAction(Row addFile, long deletionTimestampMillis, boolean dataChange) {
+    public static Row removeAction(Row addFile, long deletionTimestampMillis, boolean dataChange) {
         Row remove =
                 new AddFile(addFile)
                         .toRemoveFileRow(dataChange, Optional.of(deletionTimestampMillis));
@@ -35,7 +35,7 @@ final class KernelInternals {
      * {@code appendAction} (an add action as {@code Transaction.generateAppendActions} makes it)
      * with {@code dataChange = false}, everything else kept: for files that only rearrange rows.
      */
-    static Row withoutDataChange(
+    public static Row withoutDataChange(
             Row appendAction, io.delta.kernel.types.StructType physicalSchema) {
         int ordinal = appendAction.getSchema().indexOf("add");
         AddFile add = new AddFile(appendAction.getStruct(ordinal));
@@ -59,23 +59,23 @@ final class KernelInternals {
      * Checks Delta table properties as Kernel does when it creates a table: an unknown {@code
      * delta.*} key or an invalid value throws Kernel's exception, which names the property.
      */
-    static void validateTableProperties(java.util.Map<String, String> properties) {
+    public static void validateTableProperties(java.util.Map<String, String> properties) {
         io.delta.kernel.internal.TableConfig.validateAndNormalizeDeltaProperties(properties);
     }
 
     /** The bytes of an inline deletion vector ({@code storageType} {@code i}). */
-    static byte[] decodeInlineDeletionVector(String encoded, int sizeInBytes) {
+    public static byte[] decodeInlineDeletionVector(String encoded, int sizeInBytes) {
         return io.delta.kernel.internal.deletionvectors.Base85Codec.decodeBytes(
                 encoded, sizeInBytes);
     }
 
     /** The Z85 form of a deletion vector file's UUID, as {@code u} descriptors name it. */
-    static String encodeUuid(java.util.UUID id) {
+    public static String encodeUuid(java.util.UUID id) {
         return io.delta.kernel.internal.deletionvectors.Base85Codec.encodeUUID(id);
     }
 
     /** The file of an on-disk deletion vector of the table at {@code tablePath}. */
-    static String deletionVectorPath(
+    public static String deletionVectorPath(
             io.deltalite.flink.internal.merge.value.DeletionVectorRef ref, String tablePath) {
         return descriptor(ref).getAbsolutePath(tablePath);
     }
@@ -95,7 +95,7 @@ final class KernelInternals {
      * scan-file row) the deletion vector {@code ref}: same path, partition values, size, time, tags
      * and row tracking fields, statistics without tight bounds, {@code dataChange = true}.
      */
-    static Row addWithDeletionVector(
+    public static Row addWithDeletionVector(
             Row addFile,
             io.deltalite.flink.internal.merge.value.DeletionVectorRef ref,
             io.delta.kernel.types.StructType physicalSchema) {
@@ -128,7 +128,7 @@ final class KernelInternals {
      *
      * @return how many files were deleted
      */
-    static long cleanupExpiredLogs(
+    public static long cleanupExpiredLogs(
             io.delta.kernel.engine.Engine engine, Snapshot snapshot, String tablePath)
             throws java.io.IOException {
         io.delta.kernel.internal.SnapshotImpl impl =
@@ -165,7 +165,8 @@ final class KernelInternals {
      * the previous one ({@code CHECKSUM_SIMPLE}) never have the list either. Does nothing when the
      * checksum exists.
      */
-    static void writeChecksum(io.delta.kernel.engine.Engine engine, String tablePath, long version)
+    public static void writeChecksum(
+            io.delta.kernel.engine.Engine engine, String tablePath, long version)
             throws java.io.IOException {
         io.delta.kernel.internal.SnapshotImpl snapshot =
                 (io.delta.kernel.internal.SnapshotImpl)
@@ -193,19 +194,19 @@ final class KernelInternals {
     }
 
     /** The table's {@code delta.deletedFileRetentionDuration}, in milliseconds. */
-    static long deletedFileRetentionMillis(Snapshot snapshot) {
+    public static long deletedFileRetentionMillis(Snapshot snapshot) {
         return io.delta.kernel.internal.TableConfig.TOMBSTONE_RETENTION.fromMetadata(
                 ((io.delta.kernel.internal.SnapshotImpl) snapshot).getMetadata());
     }
 
     /** The table's {@code delta.logRetentionDuration}, in milliseconds. */
-    static long logRetentionMillis(Snapshot snapshot) {
+    public static long logRetentionMillis(Snapshot snapshot) {
         return io.delta.kernel.internal.TableConfig.LOG_RETENTION.fromMetadata(
                 ((io.delta.kernel.internal.SnapshotImpl) snapshot).getMetadata());
     }
 
     /** The reader and writer table features the table's protocol lists, in order. */
-    static Set<String> tableFeatures(Snapshot snapshot) {
+    public static Set<String> tableFeatures(Snapshot snapshot) {
         Set<String> features = new TreeSet<>(snapshot.getProtocol().getWriterFeatures());
         features.addAll(snapshot.getProtocol().getReaderFeatures());
         return features;
@@ -219,7 +220,7 @@ final class KernelInternals {
      * UpdateTableTransactionBuilderImpl#build} builds one, without the step that requires column
      * mapping for any schema change.
      */
-    static io.delta.kernel.Transaction schemaChangeTransaction(
+    public static io.delta.kernel.Transaction schemaChangeTransaction(
             Snapshot snapshot,
             io.delta.kernel.types.StructType newSchema,
             boolean typeWidening,
@@ -261,7 +262,7 @@ final class KernelInternals {
     }
 
     /** Kernel's check of a table schema without column mapping, defaults or Iceberg compat. */
-    static void validateSchema(io.delta.kernel.types.StructType schema) {
+    public static void validateSchema(io.delta.kernel.types.StructType schema) {
         io.delta.kernel.internal.util.SchemaUtils.validateSchema(schema, false, false, false);
     }
 }

@@ -6,10 +6,10 @@ import java.io.UncheckedIOException;
 import java.util.Iterator;
 
 /** Adapters between Java iterators and Kernel's closeable iterators. */
-final class KernelIterators {
+public final class KernelIterators {
     private KernelIterators() {}
 
-    static <T> CloseableIterator<T> of(Iterator<T> iterator) {
+    public static <T> CloseableIterator<T> of(Iterator<T> iterator) {
         return of(iterator, () -> {});
     }
 

@@ -13,7 +13,7 @@ import java.util.Optional;
  * A Kernel columnar batch seen by the engine: liveness comes from the deletion-vector selection (if
  * any) and from what the engine retained; keys are decoded on demand from the key columns.
  */
-final class KernelRowBatch implements RowBatch {
+public final class KernelRowBatch implements RowBatch {
     private final ColumnarBatch data;
     private final long firstPosition;
     private final boolean[] live;
@@ -44,7 +44,7 @@ final class KernelRowBatch implements RowBatch {
      * @param selection rows to consider (false or null means deleted), or empty for all rows
      * @param keyOrdinals positions of the match-key columns in {@code data}
      */
-    static KernelRowBatch of(
+    public static KernelRowBatch of(
             ColumnarBatch data,
             Optional<ColumnVector> selection,
             int[] keyOrdinals,
@@ -70,7 +70,7 @@ final class KernelRowBatch implements RowBatch {
      * @param deleted the file's deletion vector: the rows it holds are not live
      * @param rows decodes complete rows, or null when {@code data} holds only the key columns
      */
-    static KernelRowBatch of(
+    public static KernelRowBatch of(
             ColumnarBatch data,
             long firstPosition,
             io.deltalite.flink.internal.merge.value.DeletionVector deleted,
@@ -159,7 +159,7 @@ final class KernelRowBatch implements RowBatch {
         return rows.decode(data, row);
     }
 
-    boolean hasLiveRows() {
+    public boolean hasLiveRows() {
         for (boolean row : live) {
             if (row) {
                 return true;
@@ -169,7 +169,7 @@ final class KernelRowBatch implements RowBatch {
     }
 
     /** The batch as Kernel's writer takes it: the data plus which rows to write. */
-    FilteredColumnarBatch toFiltered() {
+    public FilteredColumnarBatch toFiltered() {
         for (boolean row : live) {
             if (!row) {
                 return new FilteredColumnarBatch(data, Optional.of(new SelectionVector(live)));

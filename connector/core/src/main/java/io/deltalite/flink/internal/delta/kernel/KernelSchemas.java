@@ -26,10 +26,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Converts between the engine's column types and Delta Kernel's. */
-final class KernelSchemas {
+public final class KernelSchemas {
     private KernelSchemas() {}
 
-    static StructType toKernel(List<ValueType.Field> fields) {
+    public static StructType toKernel(List<ValueType.Field> fields) {
         StructType struct = new StructType();
         for (ValueType.Field field : fields) {
             struct = struct.add(field.name(), toKernel(field.type()), field.nullable());
@@ -37,7 +37,7 @@ final class KernelSchemas {
         return struct;
     }
 
-    static DataType toKernel(ValueType type) {
+    public static DataType toKernel(ValueType type) {
         if (type instanceof ValueType.Decimal decimal) {
             return new DecimalType(decimal.precision(), decimal.scale());
         }
@@ -68,7 +68,7 @@ final class KernelSchemas {
     }
 
     /** The engine's view of a Delta schema; unsupported types are refused with their column. */
-    static List<ValueType.Field> fromKernel(StructType struct, String tablePath) {
+    public static List<ValueType.Field> fromKernel(StructType struct, String tablePath) {
         List<ValueType.Field> fields = new ArrayList<>();
         for (StructField field : struct.fields()) {
             fields.add(
@@ -139,7 +139,7 @@ final class KernelSchemas {
      * The row-index column to read with a file that has a deletion vector; marked internal so that
      * Kernel's scan drops it once it has applied the vector.
      */
-    static final StructField ROW_INDEX =
+    public static final StructField ROW_INDEX =
             StructField.DEFAULT_ROW_INDEX_COLUMN.withNewMetadata(
                     FieldMetadata.builder()
                             .fromMetadata(StructField.DEFAULT_ROW_INDEX_COLUMN.getMetadata())
@@ -147,7 +147,7 @@ final class KernelSchemas {
                             .build());
 
     /** The physical schema of the data files: every column but the partition columns. */
-    static StructType dataSchema(TableSchema schema) {
+    public static StructType dataSchema(TableSchema schema) {
         return toKernel(schema.dataColumns());
     }
 }

@@ -17,7 +17,7 @@ import java.util.Optional;
  * with a tie-breaker character, Kernel reads decimal bounds of the log through a {@code double},
  * and binary bounds written as text may have lost their non-UTF-8 bytes.
  */
-final class KeyStatisticsReader {
+public final class KeyStatisticsReader {
     private static final long MICROS_PER_MILLI = 1000;
     private static final int STRING_PREFIX_LENGTH = 32;
 
@@ -25,7 +25,7 @@ final class KeyStatisticsReader {
     private final List<String> keyColumns;
     private final List<ValueType> keyTypes;
 
-    KeyStatisticsReader(
+    public KeyStatisticsReader(
             StructType physicalSchema, List<String> keyColumns, List<ValueType> keyTypes) {
         this.physicalSchema = physicalSchema;
         this.keyColumns = List.copyOf(keyColumns);
@@ -33,7 +33,7 @@ final class KeyStatisticsReader {
     }
 
     /** Parses the JSON statistics of the log; empty when there are none or they are unreadable. */
-    Optional<DataFileStatistics> parse(String json) {
+    public Optional<DataFileStatistics> parse(String json) {
         if (json == null || json.isEmpty()) {
             return Optional.empty();
         }
@@ -46,7 +46,7 @@ final class KeyStatisticsReader {
     }
 
     /** The bounds of each key column, in key order. */
-    List<ColumnStatistics> keyStatistics(DataFileStatistics statistics) {
+    public List<ColumnStatistics> keyStatistics(DataFileStatistics statistics) {
         List<ColumnStatistics> columns = new ArrayList<>(keyColumns.size());
         for (int i = 0; i < keyColumns.size(); i++) {
             Column column = new Column(keyColumns.get(i));

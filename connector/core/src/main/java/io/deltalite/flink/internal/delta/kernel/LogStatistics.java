@@ -25,13 +25,13 @@ import java.util.Set;
  * merge) skip a file that holds the value, or fail the commit. Such bounds are left out: a column
  * without bounds is never skipped.
  */
-final class LogStatistics {
+public final class LogStatistics {
     private static final long MICROS_PER_MILLI = 1000;
 
     private LogStatistics() {}
 
     /** {@code statistics} without the min/max bounds the log's JSON would not give back. */
-    static DataFileStatistics withFaithfulBounds(
+    public static DataFileStatistics withFaithfulBounds(
             DataFileStatistics statistics, StructType dataSchema) {
         Map<Column, Literal> minValues = new HashMap<>(statistics.getMinValues());
         Map<Column, Literal> maxValues = new HashMap<>(statistics.getMaxValues());

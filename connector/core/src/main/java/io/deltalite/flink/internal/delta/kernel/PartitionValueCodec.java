@@ -22,7 +22,7 @@ import java.util.Map;
  * strings of the Delta log (to read), following the protocol's partition value serialization. An
  * empty string and null are the same partition value in Delta: both read back as null.
  */
-final class PartitionValueCodec {
+public final class PartitionValueCodec {
     /** {@code 1970-01-01 00:00:00[.ffffff]}, as Spark writes timestamps without a zone. */
     private static final DateTimeFormatter SPACE_SEPARATED =
             new DateTimeFormatterBuilder()
@@ -35,12 +35,12 @@ final class PartitionValueCodec {
     private final TableSchema schema;
     private final List<String> columns;
 
-    PartitionValueCodec(TableSchema schema) {
+    public PartitionValueCodec(TableSchema schema) {
         this.schema = schema;
         this.columns = schema.partitionColumns();
     }
 
-    Map<String, Literal> toLiterals(PartitionValues partition) {
+    public Map<String, Literal> toLiterals(PartitionValues partition) {
         Map<String, Literal> literals = new HashMap<>();
         for (int i = 0; i < columns.size(); i++) {
             ValueType type = schema.column(columns.get(i)).type();
@@ -73,7 +73,7 @@ final class PartitionValueCodec {
     }
 
     /** The partition of a file, from the {@code partitionValues} map of its add action. */
-    PartitionValues fromLog(Map<String, String> serialized) {
+    public PartitionValues fromLog(Map<String, String> serialized) {
         if (columns.isEmpty()) {
             return PartitionValues.UNPARTITIONED;
         }

@@ -11,12 +11,12 @@ import java.util.List;
  * Rows held in memory (in table-column order) as a Kernel batch of the data columns, the layout of
  * the data files; partition columns live only in the log.
  */
-final class RowsColumnarBatch implements ColumnarBatch {
+public final class RowsColumnarBatch implements ColumnarBatch {
     private final StructType dataSchema;
     private final ColumnVector[] vectors;
     private final int size;
 
-    RowsColumnarBatch(TableSchema schema, StructType dataSchema, List<Object[]> rows) {
+    public RowsColumnarBatch(TableSchema schema, StructType dataSchema, List<Object[]> rows) {
         this.dataSchema = dataSchema;
         this.size = rows.size();
         List<ValueType.Field> dataColumns = schema.dataColumns();

@@ -10,12 +10,12 @@ import java.util.List;
  * row form: table-column order, partition columns left null. The inverse of {@link
  * RowsColumnarBatch}.
  */
-final class TableRowDecoder {
+public final class TableRowDecoder {
     private final int width;
     private final int[] tableIndexes;
     private final ValueType[] types;
 
-    TableRowDecoder(TableSchema schema) {
+    public TableRowDecoder(TableSchema schema) {
         List<ValueType.Field> dataColumns = schema.dataColumns();
         this.width = schema.columns().size();
         this.tableIndexes = new int[dataColumns.size()];

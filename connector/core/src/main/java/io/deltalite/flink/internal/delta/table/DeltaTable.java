@@ -408,7 +408,7 @@ public final class DeltaTable implements MergeTable {
      * the Delta log is written with conditional puts, after a check that the endpoint honours them
      * (unless the user declared a single writer), and Kernel's log stores are out of the game.
      */
-    static FileIO fileIO(String location, StorageSettings storage) {
+    public static FileIO fileIO(String location, StorageSettings storage) {
         return new FaultInjectingFileIO(storageFileIO(location, storage));
     }
 

@@ -68,12 +68,12 @@ public final class ChangeBuffer {
     }
 
     /** The changes buffered for {@code partition}, or null. */
-    PartitionChanges changesOf(PartitionValues partition) {
+    public PartitionChanges changesOf(PartitionValues partition) {
         return partitions.get(partition);
     }
 
     /** The partitions with buffered changes. */
-    java.util.Set<PartitionValues> partitions() {
+    public java.util.Set<PartitionValues> partitions() {
         return java.util.Collections.unmodifiableSet(partitions.keySet());
     }
 

@@ -182,7 +182,7 @@ public final class PartitionCompactor {
      * The bins to rewrite, cheapest first: each becomes new files holding its live rows. Pack bins
      * hold at most {@code maxBinBytes} (and the target file size).
      */
-    List<List<DataFile>> plan(List<DataFile> candidates, Policy policy, long maxBinBytes) {
+    public List<List<DataFile>> plan(List<DataFile> candidates, Policy policy, long maxBinBytes) {
         List<List<DataFile>> bins = new ArrayList<>();
         List<DataFile> small = new ArrayList<>();
         for (DataFile file : candidates) {
@@ -277,7 +277,7 @@ public final class PartitionCompactor {
             this.remaining = new AtomicLong(bytes);
         }
 
-        long total() {
+        public long total() {
             return total;
         }
 
@@ -290,7 +290,7 @@ public final class PartitionCompactor {
          * whole budget, if nothing was taken yet: such a bin runs alone in its checkpoint rather
          * than never.
          */
-        boolean claim(long bytes) {
+        public boolean claim(long bytes) {
             long left;
             do {
                 left = remaining.get();

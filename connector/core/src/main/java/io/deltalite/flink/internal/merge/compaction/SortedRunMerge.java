@@ -17,13 +17,13 @@ import java.util.PriorityQueue;
  * the sink writes is) merge into sorted output. Rows without a key come last, in file order; for a
  * table without a key the files are simply concatenated. At most one batch per file is held.
  */
-final class SortedRunMerge implements BatchStream {
+public final class SortedRunMerge implements BatchStream {
     private final DataFileStore store;
     private final int batchSize;
     private final PriorityQueue<Cursor> heads;
     private final List<Cursor> cursors = new ArrayList<>();
 
-    SortedRunMerge(
+    public SortedRunMerge(
             DataFileStore store, List<DataFile> files, Comparator<RowKey> keyOrder, int batchSize) {
         this.store = store;
         this.batchSize = batchSize;

@@ -54,7 +54,7 @@ public record KeyIdentity(long high, long low) {
     }
 
     /** The identity of {@code key}; {@code integral} as {@link #isIntegral} says of its types. */
-    static KeyIdentity of(RowKey key, boolean integral) {
+    public static KeyIdentity of(RowKey key, boolean integral) {
         if (integral) {
             return ofIntegral(((Number) key.get(0)).longValue());
         }

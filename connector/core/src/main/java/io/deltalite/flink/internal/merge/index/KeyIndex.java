@@ -102,7 +102,7 @@ public final class KeyIndex {
     /** The JVM's budget for key indexes: an eighth of the heap. */
     private static final long JVM_BUDGET = Runtime.getRuntime().maxMemory() / 8;
 
-    KeyIndex(
+    public KeyIndex(
             DataFileStore store,
             ParallelFileWork parallel,
             List<ValueType> keyTypes,
@@ -123,7 +123,7 @@ public final class KeyIndex {
      * The index of {@code partition} brought to {@code liveFiles}, or null when the partition is
      * too large for the memory budget (the merge then probes).
      */
-    PartitionKeyIndex follow(PartitionValues partition, List<DataFile> liveFiles) {
+    public PartitionKeyIndex follow(PartitionValues partition, List<DataFile> liveFiles) {
         long rows = 0;
         for (DataFile file : liveFiles) {
             // Without a count, assume a row per 8 bytes: never fewer rows than the file holds.
@@ -208,7 +208,7 @@ public final class KeyIndex {
      * since (locating reads and keeps the files' deletion vectors); past the budget it is dropped,
      * still serving the merge that holds it.
      */
-    void located(PartitionValues partition, PartitionKeyIndex index, int rows) {
+    public void located(PartitionValues partition, PartitionKeyIndex index, int rows) {
         hits.addAndGet(rows);
         synchronized (this) {
             if (partitions.get(partition) == index && !charge(partition, index.memoryBytes())) {

@@ -37,7 +37,7 @@ import java.util.concurrent.Callable;
  *
  * <p>Not thread-safe: a writer merges one partition at a time in one thread.
  */
-final class PartitionKeyIndex {
+public final class PartitionKeyIndex {
     private final DataFileStore store;
     private final ParallelFileWork parallel;
     private final List<ValueType> keyTypes;
@@ -175,7 +175,7 @@ final class PartitionKeyIndex {
     }
 
     /** The live rows of a file that hold one of the keys looked up. */
-    record Located(
+    public record Located(
             DataFile file,
             long[] positions,
             List<RowKey> keys,
@@ -186,7 +186,7 @@ final class PartitionKeyIndex {
      * The live rows of {@code keys} in the files the index was last brought to, by file path.
      * Locations that a file's current deletion vector deletes are skipped.
      */
-    Map<String, Located> locate(Collection<RowKey> keys) {
+    public Map<String, Located> locate(Collection<RowKey> keys) {
         Map<Integer, Hits> byFile = new LinkedHashMap<>();
         for (RowKey key : keys) {
             KeyIdentity identity = KeyIdentity.of(key, integral);

@@ -101,7 +101,7 @@ public final class FileReclaimer {
         static final Landing UNKNOWN = new Landing(Status.UNKNOWN, -1, Set.of(), List.of());
 
         /** Committed by a commit this process made, which added {@code addedNames}. */
-        static Landing committedHere(Set<String> addedNames) {
+        public static Landing committedHere(Set<String> addedNames) {
             return new Landing(Status.COMMITTED, -1, addedNames, List.of());
         }
 
@@ -308,7 +308,7 @@ public final class FileReclaimer {
     }
 
     /** The last segment of a path: data file names are unique (they embed a random UUID). */
-    static String name(String path) {
+    public static String name(String path) {
         return path.substring(path.lastIndexOf('/') + 1);
     }
 }

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * Writer entries of committed checkpoints are left to the writer holding the checkpoint: it may
  * still read their files.
  */
-final class JournalSweep {
+public final class JournalSweep {
     private static final Logger LOG = LoggerFactory.getLogger(JournalSweep.class);
 
     private final MergeTable table;
@@ -46,7 +46,7 @@ final class JournalSweep {
      * @param ownAppId the app id of the checkpoints this job prepares, or null
      * @param restoredCheckpointId the checkpoint this job restored, 0 for none
      */
-    JournalSweep(MergeTable table, String ownAppId, long restoredCheckpointId) {
+    public JournalSweep(MergeTable table, String ownAppId, long restoredCheckpointId) {
         this.table = table;
         this.reclaimer = new FileReclaimer(table);
         this.ownAppId = ownAppId;
@@ -54,7 +54,7 @@ final class JournalSweep {
     }
 
     /** Called after checkpoint {@code checkpointId} of {@code appId} was resolved. */
-    void afterCommit(String appId, long checkpointId) {
+    public void afterCommit(String appId, long checkpointId) {
         Long after = sweepAfter.get(appId);
         if (after != null && checkpointId <= after) {
             return;

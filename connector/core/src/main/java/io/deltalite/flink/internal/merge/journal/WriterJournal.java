@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *       mode no checkpoint ever takes the files).
  * </ul>
  */
-final class WriterJournal {
+public final class WriterJournal {
     private static final Logger LOG = LoggerFactory.getLogger(WriterJournal.class);
     static final String UNPREPARED_PREFIX = "u";
 
@@ -44,7 +44,7 @@ final class WriterJournal {
     /**
      * @param parallelism the number of writer subtasks
      */
-    WriterJournal(MergeTable table, String appId, int subtask, int parallelism) {
+    public WriterJournal(MergeTable table, String appId, int subtask, int parallelism) {
         this.table = table;
         this.appId = appId;
         this.subtask = subtask;
@@ -57,7 +57,7 @@ final class WriterJournal {
     }
 
     /** Notes the files of the checkpoint in progress (replacing the previous note). */
-    void noteUnprepared(List<String> files, long notCommittedAt) {
+    public void noteUnprepared(List<String> files, long notCommittedAt) {
         if (files.equals(unprepared)) {
             return;
         }
@@ -70,12 +70,12 @@ final class WriterJournal {
     }
 
     /** Notes a prepared checkpoint's files under it; they are no longer unprepared. */
-    void notePrepared(PendingCheckpoint checkpoint) {
+    public void notePrepared(PendingCheckpoint checkpoint) {
         table.journal().record(checkpoint.journalEntry());
         forgetUnprepared();
     }
 
-    void forgetUnprepared() {
+    public void forgetUnprepared() {
         if (!unprepared.isEmpty()) {
             table.journal().remove(unpreparedEntry(-1, List.of()));
             unprepared = List.of();
@@ -94,7 +94,7 @@ final class WriterJournal {
      *
      * @return the number of files deleted
      */
-    int cleanUpEarlierStarts() {
+    public int cleanUpEarlierStarts() {
         List<AttemptJournal.Entry> dead = new ArrayList<>();
         List<AttemptJournal.Entry> entries = table.journal().entries(appId);
         for (AttemptJournal.Entry entry : entries) {
@@ -133,7 +133,7 @@ final class WriterJournal {
      * @param kept a landing whose added files stay (the lineage's last commit), or null
      * @return the number of files deleted
      */
-    static int reclaimUnprepared(
+    public static int reclaimUnprepared(
             MergeTable table,
             TableSnapshot snapshot,
             AttemptJournal.Entry entry,
@@ -152,7 +152,7 @@ final class WriterJournal {
      *
      * @param kept a landing whose added files stay (the lineage's last commit), or null
      */
-    static List<String> untaken(
+    public static List<String> untaken(
             AttemptJournal.Entry entry,
             List<AttemptJournal.Entry> entries,
             FileReclaimer.Landing kept) {
@@ -168,7 +168,7 @@ final class WriterJournal {
                 .toList();
     }
 
-    static boolean isUnprepared(AttemptJournal.Entry entry) {
+    public static boolean isUnprepared(AttemptJournal.Entry entry) {
         return subtaskOf(entry) >= 0;
     }
 

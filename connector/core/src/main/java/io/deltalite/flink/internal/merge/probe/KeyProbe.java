@@ -12,17 +12,17 @@ import java.util.concurrent.Callable;
  * columns of the file and stops at the first hit. Rows deleted by a deletion vector and rows with a
  * null key never count.
  */
-final class KeyProbe {
+public final class KeyProbe {
     private final DataFileStore store;
     private final ParallelFileWork parallel;
 
-    KeyProbe(DataFileStore store, ParallelFileWork parallel) {
+    public KeyProbe(DataFileStore store, ParallelFileWork parallel) {
         this.store = store;
         this.parallel = parallel;
     }
 
     /** The files among {@code candidates} that hold at least one of {@code keys}. */
-    List<DataFile> filesHoldingAny(List<DataFile> candidates, KeyMatcher keys) {
+    public List<DataFile> filesHoldingAny(List<DataFile> candidates, KeyMatcher keys) {
         List<Callable<Boolean>> probes = new ArrayList<>(candidates.size());
         for (DataFile file : candidates) {
             probes.add(() -> holdsAny(file, keys));

@@ -17,14 +17,14 @@ import java.util.function.Consumer;
  * Runs per-file work on the shared file executor, which bounds how many files are open at once
  * across all merges of a writer. Without an executor the work runs on the caller's thread.
  */
-final class ParallelFileWork {
+public final class ParallelFileWork {
     private static final int QUEUED = 0;
     private static final int RUNNING = 1;
     private static final int ABANDONED = 2;
 
     private final ExecutorService executor;
 
-    ParallelFileWork(ExecutorService executor) {
+    public ParallelFileWork(ExecutorService executor) {
         this.executor = executor;
     }
 
@@ -34,7 +34,7 @@ final class ParallelFileWork {
      * completes after its cancellation — goes to {@code cleanup} before the first failure is
      * rethrown: nothing a task wrote is left behind unseen.
      */
-    <T> List<T> runAll(List<Callable<T>> tasks, Consumer<T> cleanup) {
+    public <T> List<T> runAll(List<Callable<T>> tasks, Consumer<T> cleanup) {
         if (executor == null || tasks.size() <= 1) {
             return runInline(tasks, cleanup);
         }

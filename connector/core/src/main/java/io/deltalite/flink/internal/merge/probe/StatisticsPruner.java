@@ -19,11 +19,11 @@ import java.util.List;
  * files may be of a key column's type before another writer widened it: they are compared in the
  * column's current type ({@link WidenedValues}).
  */
-final class StatisticsPruner {
+public final class StatisticsPruner {
     private final List<ValueType> keyTypes;
     private final RowKey[] sortedKeys;
 
-    StatisticsPruner(List<ValueType> keyTypes, Collection<RowKey> keys) {
+    public StatisticsPruner(List<ValueType> keyTypes, Collection<RowKey> keys) {
         this.keyTypes = List.copyOf(keyTypes);
         List<RowKey> sorted = new ArrayList<>(keys);
         ValueType first = keyTypes.get(0);
@@ -40,7 +40,7 @@ final class StatisticsPruner {
      * densely filled range (say ids 1..500,000 in 500,000 rows) with several changed keys in it. A
      * wrong guess only rewrites a file unchanged.
      */
-    boolean almostCertainlyContainsAny(DataFile file) {
+    public boolean almostCertainlyContainsAny(DataFile file) {
         if (keyTypes.size() != 1 || !file.hasStatistics() || file.keyStatistics().size() != 1) {
             return false;
         }
@@ -68,7 +68,7 @@ final class StatisticsPruner {
     }
 
     /** Whether {@code file} may hold at least one of the keys. */
-    boolean mayContainAny(DataFile file) {
+    public boolean mayContainAny(DataFile file) {
         if (sortedKeys.length == 0) {
             return false;
         }

@@ -39,7 +39,7 @@ public record CheckpointResults(
      * it, so it was not committed at it. -1 when there are none or none is known (state of an older
      * deltalite).
      */
-    static long notCommittedAt(List<PartitionWriteResult> results) {
+    public static long notCommittedAt(List<PartitionWriteResult> results) {
         long newest = -1;
         for (PartitionWriteResult result : results) {
             newest = Math.max(newest, result.baseVersion());

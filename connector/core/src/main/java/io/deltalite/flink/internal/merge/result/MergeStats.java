@@ -3,7 +3,7 @@ package io.deltalite.flink.internal.merge.result;
 import io.deltalite.flink.sink.UpsertStats;
 
 /** Derives the statistics of a result whose compaction or file counts change. */
-final class MergeStats {
+public final class MergeStats {
     private MergeStats() {}
 
     /** {@code stats} plus {@code compaction} (its inputs removed, its outputs added). */
@@ -43,7 +43,7 @@ final class MergeStats {
     }
 
     /** {@code s} with the file counts of its partition after the commit. */
-    static UpsertStats withFileCounts(UpsertStats s, long liveFiles, long smallFiles) {
+    public static UpsertStats withFileCounts(UpsertStats s, long liveFiles, long smallFiles) {
         return new UpsertStats(
                 s.version(),
                 s.partitionsTouched(),

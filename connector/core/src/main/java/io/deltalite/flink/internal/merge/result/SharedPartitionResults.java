@@ -51,7 +51,7 @@ import java.util.function.Supplier;
  * merges the partition again, alone, from all writers' upsert files and deleted keys ({@link
  * PartitionMerger#remerge}). A combined result that passes gets the live files' fingerprint.
  */
-final class SharedPartitionResults {
+public final class SharedPartitionResults {
     /** The fingerprint of a combined result that must be merged again: no live set has it. */
     static final String MERGE_AGAIN = "merge-again";
 
@@ -63,17 +63,17 @@ final class SharedPartitionResults {
     /**
      * The fingerprint a writer that shares its partitions gives a result planned on {@code base}.
      */
-    static String sharedFingerprint(String base) {
+    public static String sharedFingerprint(String base) {
         return SHARED + base;
     }
 
     /** Whether {@code result} is from a writer that shares its partitions. */
-    static boolean isShared(PartitionWriteResult result) {
+    public static boolean isShared(PartitionWriteResult result) {
         return result.baseFingerprint().startsWith(SHARED);
     }
 
     /** The combined result, and the vector file written for it (null if none). */
-    record Combined(PartitionWriteResult result, String vectorFile) {}
+    public record Combined(PartitionWriteResult result, String vectorFile) {}
 
     /**
      * @param results results of one partition and checkpoint, one per writer that changed it
@@ -81,7 +81,7 @@ final class SharedPartitionResults {
      * @param trustedSince whether every commit after a version is harmless by rule 1
      * @param vectors opens the vector file for unions; called at most once
      */
-    static Combined combine(
+    public static Combined combine(
             List<PartitionWriteResult> results,
             List<DataFile> liveFiles,
             LongPredicate trustedSince,

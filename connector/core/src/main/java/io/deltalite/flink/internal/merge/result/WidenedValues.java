@@ -16,7 +16,7 @@ import java.util.List;
  * maps a value to the one readers see for it in the wider type; a value already of the column's
  * type is returned as it is.
  */
-final class WidenedValues {
+public final class WidenedValues {
     private static final long MICROS_PER_DAY = 86_400_000_000L;
 
     private WidenedValues() {}
@@ -27,13 +27,14 @@ final class WidenedValues {
      * are read ({@link io.deltalite.flink.internal.merge.rewrite.ChangedKeyChunks}, {@link
      * io.deltalite.flink.internal.merge.probe.StatisticsPruner}).
      */
-    static PartitionWriteResult conformPartition(PartitionWriteResult result, TableSchema schema) {
+    public static PartitionWriteResult conformPartition(
+            PartitionWriteResult result, TableSchema schema) {
         PartitionValues partition = conform(result.partition(), schema.partitionTypes());
         return partition == result.partition() ? result : result.withPartition(partition);
     }
 
     /** {@code partition} with each value in the Java type of its column, {@code types}. */
-    static PartitionValues conform(PartitionValues partition, List<ValueType> types) {
+    public static PartitionValues conform(PartitionValues partition, List<ValueType> types) {
         List<Object> values = partition.values();
         List<Object> conformed = null;
         for (int i = 0; i < values.size() && i < types.size(); i++) {
@@ -49,7 +50,7 @@ final class WidenedValues {
     }
 
     /** {@code key} with each component in the Java type of its column, {@code types}. */
-    static RowKey conform(RowKey key, List<ValueType> types) {
+    public static RowKey conform(RowKey key, List<ValueType> types) {
         Object[] values = null;
         for (int i = 0; i < key.size(); i++) {
             Object value = key.get(i);
@@ -68,7 +69,7 @@ final class WidenedValues {
      * {@code value} (non-null, of a type that {@code type} may have been widened from) in the Java
      * type of {@code type}.
      */
-    static Object conform(Object value, ValueType type) {
+    public static Object conform(Object value, ValueType type) {
         if (value == null) {
             return null;
         }

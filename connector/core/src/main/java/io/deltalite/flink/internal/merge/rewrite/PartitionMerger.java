@@ -195,13 +195,13 @@ public final class PartitionMerger {
      * keys}, as far as the merging writer knows (the table, its pending and buffered changes).
      */
     @FunctionalInterface
-    interface KeyHolders {
+    public interface KeyHolders {
         /** A partition that holds some of {@code keys} and which of them, or empty. */
         java.util.Optional<KeyHolder> find(Set<RowKey> keys, PartitionValues excluded);
     }
 
     /** {@code keys} are held by {@code partition}. */
-    record KeyHolder(PartitionValues partition, List<RowKey> keys) {}
+    public record KeyHolder(PartitionValues partition, List<RowKey> keys) {}
 
     /**
      * As {@link #merge(PartitionChanges, List, Set, Set, long, DeletionVectorSink)}; a delete that
@@ -212,7 +212,7 @@ public final class PartitionMerger {
      * @param foldBudget the compaction bytes this merge may spend folding tiers of small files that
      *     hold changed keys (see {@link #folds}), or null to fold none
      */
-    PartitionWriteResult merge(
+    public PartitionWriteResult merge(
             PartitionChanges changes,
             List<DataFile> liveFiles,
             Set<String> freshPaths,
@@ -372,7 +372,7 @@ public final class PartitionMerger {
      * The files among {@code files} (of one partition) that hold one of {@code keys}: statistics
      * first, then the exact probe of the key columns, as a merge finds them.
      */
-    List<DataFile> filesHoldingAny(List<DataFile> files, Set<RowKey> keys) {
+    public List<DataFile> filesHoldingAny(List<DataFile> files, Set<RowKey> keys) {
         List<DataFile> candidates = candidates(files, keys);
         if (candidates.isEmpty()) {
             return candidates;

@@ -13,7 +13,7 @@ import java.util.Set;
  * {@link RowKey} is looked up. Both ways match exactly the rows whose key equals a changed key
  * ({@code Long.equals} is {@code ==} on the value).
  */
-final class KeyMatcher {
+public final class KeyMatcher {
     /** Above this many keys the table would be large beside the key set: keys are looked up. */
     private static final int MAX_PRIMITIVE_KEYS = 1 << 26;
 
@@ -32,7 +32,7 @@ final class KeyMatcher {
         this.keys = keys;
     }
 
-    static KeyMatcher of(Set<RowKey> keys) {
+    public static KeyMatcher of(Set<RowKey> keys) {
         return new KeyMatcher(keys);
     }
 
@@ -101,7 +101,7 @@ final class KeyMatcher {
     }
 
     /** The same keys, numbered, as a storage layer probes files for them. */
-    ChangedKeys changed() {
+    public ChangedKeys changed() {
         ChangedKeys numbered = changed;
         if (numbered == null) {
             synchronized (this) {
@@ -116,7 +116,7 @@ final class KeyMatcher {
     }
 
     /** The key of {@code row} if it is one of the changed keys (and not null), else null. */
-    RowKey match(RowBatch batch, int row) {
+    public RowKey match(RowBatch batch, int row) {
         LongKeys longs = longKeys();
         if (longs.table() != null && batch.hasLongKey()) {
             if (batch.isKeyNullAt(row)) {

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /** Table definitions the engine's tests share. */
-final class TestDefinitions {
+public final class TestDefinitions {
     /** {@code (id BIGINT NOT NULL, v STRING)}, keyed by {@code id}, unpartitioned. */
-    static final TableDefinition ITEMS =
+    public static final TableDefinition ITEMS =
             new TableDefinition(
                     List.of(
                             new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
