@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The lines the core keeps: no Flink at all, Kernel only in internal.delta, S3 only in
- * internal.storage. The Flink layer's own lines (and these, over the whole connector) are in {@code
+ * internal.storage. The rooms inside internal and the arrows between them are {@link RoomsTest}'s.
+ * The Flink layer's own lines (and these, over the whole connector) are in {@code
  * FlinkLayeringTest}.
  */
 public class LayeringTest {

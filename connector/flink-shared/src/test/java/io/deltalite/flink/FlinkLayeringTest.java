@@ -35,6 +35,7 @@ class FlinkLayeringTest {
         LayeringTest.KERNEL_INTERNALS_IN_ONE_CLASS.check(classes);
         LayeringTest.S3_ONLY_IN_STORAGE.check(classes);
         LayeringTest.EXCEPTIONS_EXPOSE_NO_INTERNALS.check(classes);
+        RoomsTest.FAULTS_ONLY_AT_THEIR_HOOKS.check(classes);
     }
 
     @Test
@@ -46,6 +47,7 @@ class FlinkLayeringTest {
                         "io.deltalite.flink.internal.delta..",
                         "io.deltalite.flink.internal.parquet..",
                         "io.deltalite.flink.internal.storage..",
+                        "io.deltalite.flink.internal.faults..",
                         "io.deltalite.flink.exceptions..")
                 .should()
                 .dependOnClassesThat()
