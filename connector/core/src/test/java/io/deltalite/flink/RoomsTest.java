@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.lang.ArchRule;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,87 +34,50 @@ public class RoomsTest {
 
     /**
      * Every room of the core and the rooms it may use besides itself (the public API and outside
-     * libraries are {@link LayeringTest}'s business). Read bottom-up: the engine's values, the port
-     * to the table, what merges produce, the merge and its parts, the writer and the committer on
-     * top; the Delta side implements the port below them.
+     * libraries are {@link LayeringTest}'s business), bottom-up: the engine's values, the port to
+     * the table, what merges produce, the merge and its parts, the writer and the committer on top;
+     * the Delta side implements the port below them. A room built {@link #on} others may use them
+     * and everything they may use.
      */
-    static final Map<String, Set<String>> MAY_USE =
-            Map.ofEntries(
-                    Map.entry("merge.schema", Set.of()),
-                    Map.entry("merge.value", Set.of("merge.schema")),
-                    Map.entry("merge.table", Set.of("merge.value", "merge.schema")),
-                    Map.entry("merge.options", Set.of()),
-                    Map.entry("merge.changes", lower("merge.table")),
-                    Map.entry("merge.result", lower("merge.table")),
-                    Map.entry("merge.probe", lower("merge.result", "merge.table")),
-                    Map.entry("merge.index", lower("merge.probe", "merge.options", "merge.table")),
-                    Map.entry(
-                            "merge.compaction",
-                            lower("merge.options", "merge.result", "merge.table")),
-                    Map.entry(
-                            "merge.rewrite",
-                            lower(
-                                    "merge.index",
-                                    "merge.compaction",
-                                    "merge.probe",
-                                    "merge.changes",
-                                    "merge.result",
-                                    "merge.options",
-                                    "merge.table")),
-                    Map.entry("merge.journal", lower("merge.result", "merge.table")),
-                    Map.entry(
-                            "merge.writer",
-                            lower(
-                                    "merge.rewrite",
-                                    "merge.journal",
-                                    "merge.index",
-                                    "merge.compaction",
-                                    "merge.probe",
-                                    "merge.changes",
-                                    "merge.result",
-                                    "merge.options",
-                                    "merge.table")),
-                    Map.entry(
-                            "merge.commit",
-                            lower(
-                                    "merge.rewrite",
-                                    "merge.journal",
-                                    "merge.probe",
-                                    "merge.result",
-                                    "merge.options",
-                                    "merge.table")),
-                    Map.entry(
-                            "merge.maintenance",
-                            lower(
-                                    "merge.commit",
-                                    "merge.rewrite",
-                                    "merge.compaction",
-                                    "merge.journal",
-                                    "merge.result",
-                                    "merge.options",
-                                    "merge.table")),
-                    Map.entry("parquet", lower("merge.table")),
-                    // S3 tells its faults apart through the engine's Causes
-                    Map.entry("storage", Set.of("merge.table")),
-                    Map.entry("faults", Set.of()),
-                    Map.entry("delta.kernel", lower("merge.table")),
-                    Map.entry("delta.fileio", Set.of("delta.kernel", "storage", "faults")),
-                    Map.entry(
-                            "delta.table",
-                            lower(
-                                    "delta.fileio",
-                                    "delta.kernel",
-                                    "parquet",
-                                    "storage",
-                                    "merge.options",
-                                    "merge.table")));
+    static final Map<String, Set<String>> MAY_USE = new LinkedHashMap<>();
 
-    /** The given rooms and the engine's values and schema, which every room above them uses. */
-    private static Set<String> lower(String... rooms) {
-        Set<String> all = new TreeSet<>(List.of(rooms));
-        all.add("merge.value");
-        all.add("merge.schema");
-        return all;
+    static {
+        room("merge.schema");
+        room("merge.value", "merge.schema");
+        room("merge.table", on("merge.value"));
+        room("merge.options");
+        room("merge.changes", on("merge.table"));
+        room("merge.result", on("merge.table"));
+        room("merge.probe", on("merge.result"));
+        room("merge.index", on("merge.probe", "merge.options"));
+        room("merge.compaction", on("merge.result", "merge.options"));
+        room("merge.rewrite", on("merge.index", "merge.compaction", "merge.changes"));
+        room("merge.journal", on("merge.result"));
+        room("merge.writer", on("merge.rewrite", "merge.journal"));
+        room("merge.commit", on("merge.rewrite", "merge.journal"));
+        room("merge.maintenance", on("merge.commit"));
+        room("parquet", on("merge.table"));
+        // S3 tells its faults apart through the engine's Causes
+        room("storage", "merge.table");
+        room("faults");
+        room("delta.kernel", on("merge.table"));
+        // file access knows Kernel's conversions, S3 and the fault hook, not the engine
+        room("delta.fileio", "delta.kernel", "storage", "faults");
+        room("delta.table", on("delta.fileio", "delta.kernel", "parquet", "merge.options"));
+    }
+
+    private static void room(String name, String... mayUse) {
+        MAY_USE.put(name, new TreeSet<>(List.of(mayUse)));
+    }
+
+    /** The given rooms and everything they may use. */
+    private static String[] on(String... rooms) {
+        Set<String> all = new TreeSet<>();
+        for (String room : rooms) {
+            all.add(room);
+            all.addAll(MAY_USE.get(room));
+        }
+        return all.toArray(String[]::new);
     }
 
     /**
