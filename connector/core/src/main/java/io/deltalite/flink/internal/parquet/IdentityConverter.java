@@ -1,7 +1,7 @@
 package io.deltalite.flink.internal.parquet;
 
-import io.deltalite.flink.internal.merge.index.KeyIdentity;
 import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.value.KeyIdentity;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.PrimitiveConverter;

@@ -1,8 +1,8 @@
 package io.deltalite.flink.internal.parquet;
 
-import io.deltalite.flink.internal.merge.index.KeyIdentity;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.table.KeyIdentitySink;
+import io.deltalite.flink.internal.merge.value.KeyIdentity;
 import java.io.IOException;
 import java.util.List;
 import java.util.OptionalLong;

@@ -2,9 +2,9 @@ package io.deltalite.flink.internal.parquet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.merge.index.KeyIdentity;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
+import io.deltalite.flink.internal.merge.value.KeyIdentity;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

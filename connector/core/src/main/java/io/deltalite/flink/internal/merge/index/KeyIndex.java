@@ -5,6 +5,7 @@ import io.deltalite.flink.internal.merge.probe.ParallelFileWork;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.table.DataFileStore;
 import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.KeyIdentity;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,5 +1,6 @@
 package io.deltalite.flink.internal.merge.index;
 
+import io.deltalite.flink.internal.merge.value.KeyIdentity;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package io.deltalite.flink.internal.merge.table;
 
-import io.deltalite.flink.internal.merge.index.KeyIdentity;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.DeletionVector;
 import io.deltalite.flink.internal.merge.value.DeletionVectorRef;
 import io.deltalite.flink.internal.merge.value.KeyGroups;
+import io.deltalite.flink.internal.merge.value.KeyIdentity;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.internal.merge.value.RowKey;
 import io.deltalite.flink.internal.merge.value.StagedKeys;

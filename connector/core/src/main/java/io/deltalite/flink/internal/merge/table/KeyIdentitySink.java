@@ -1,6 +1,6 @@
 package io.deltalite.flink.internal.merge.table;
 
-import io.deltalite.flink.internal.merge.index.KeyIdentity;
+import io.deltalite.flink.internal.merge.value.KeyIdentity;
 
 /**
  * Receives the keys of a data file's rows a block at a time ({@link

@@ -1,7 +1,8 @@
 /**
  * The immutable values the merge engine passes around: a row's match key and the order of key
- * values, partition values, data files with their key statistics and deletion vectors, deleted and
- * staged keys, the key groups a writer owns, and the self-describing binary form of scalar values.
+ * values and its 128-bit identity in the key index, partition values, data files with their key
+ * statistics and deletion vectors, deleted and staged keys, the key groups a writer owns, and the
+ * self-describing binary form of scalar values.
  *
  * <p>Plain Java; it may use {@code merge.schema} and nothing else of the engine.
  */

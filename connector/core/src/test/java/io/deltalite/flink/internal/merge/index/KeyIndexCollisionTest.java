@@ -8,6 +8,7 @@ import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
+import io.deltalite.flink.internal.merge.value.KeyIdentity;
 import io.deltalite.flink.internal.merge.value.RowKey;
 import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.WriteMode;

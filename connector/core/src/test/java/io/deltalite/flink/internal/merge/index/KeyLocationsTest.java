@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.merge.index;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.deltalite.flink.internal.merge.value.KeyIdentity;
 import io.deltalite.flink.internal.merge.value.RowKey;
 import java.util.ArrayList;
 import java.util.Arrays;

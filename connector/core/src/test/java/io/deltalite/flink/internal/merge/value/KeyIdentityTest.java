@@ -1,9 +1,8 @@
-package io.deltalite.flink.internal.merge.index;
+package io.deltalite.flink.internal.merge.value;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.merge.schema.ValueType;
-import io.deltalite.flink.internal.merge.value.RowKey;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

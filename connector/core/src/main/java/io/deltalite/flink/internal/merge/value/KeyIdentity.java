@@ -1,23 +1,23 @@
-package io.deltalite.flink.internal.merge.index;
+package io.deltalite.flink.internal.merge.value;
 
 import io.deltalite.flink.internal.merge.schema.ValueType;
-import io.deltalite.flink.internal.merge.value.RowKey;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The identity of a primary key in a {@link KeyLocations} table: 128 bits that are equal exactly
- * when the keys are equal. A key of one integral column (tinyint to bigint, date, timestamp) is its
- * value itself, exactly. Any other key is a keyed 128-bit hash (SipHash-1-3 with a 128-bit output,
- * over a canonical encoding of the key's values) under a key drawn at random once per JVM: the
- * index lives only in memory, so no identity is ever compared across JVMs, and whoever chooses key
- * values — a CDC source's users — cannot aim two keys at one identity without knowing the hash key.
- * (An unkeyed hash such as MurmurHash3 can be: colliding keys can be computed for it whatever its
- * seed, and a merge that marks rows by identity would then delete another key's row.) Two different
- * keys share an identity with a probability of about n²/2^129 among n keys — 10^-21 for a billion
- * keys. The index's validation mode compares it against the exact probe.
+ * The identity of a primary key in a {@link io.deltalite.flink.internal.merge.index.KeyLocations}
+ * table: 128 bits that are equal exactly when the keys are equal. A key of one integral column
+ * (tinyint to bigint, date, timestamp) is its value itself, exactly. Any other key is a keyed
+ * 128-bit hash (SipHash-1-3 with a 128-bit output, over a canonical encoding of the key's values)
+ * under a key drawn at random once per JVM: the index lives only in memory, so no identity is ever
+ * compared across JVMs, and whoever chooses key values — a CDC source's users — cannot aim two keys
+ * at one identity without knowing the hash key. (An unkeyed hash such as MurmurHash3 can be:
+ * colliding keys can be computed for it whatever its seed, and a merge that marks rows by identity
+ * would then delete another key's row.) Two different keys share an identity with a probability of
+ * about n²/2^129 among n keys — 10^-21 for a billion keys. The index's validation mode compares it
+ * against the exact probe.
  *
  * <p>The encoding follows {@link RowKey#equals}: floating-point values by their canonical bits (NaN
  * equals NaN, -0.0 is not 0.0), decimals by unscaled value and scale, strings by their UTF-16
@@ -49,7 +49,7 @@ public record KeyIdentity(long high, long low) {
     }
 
     /** The identity of a one-column integral key. */
-    static KeyIdentity ofIntegral(long value) {
+    public static KeyIdentity ofIntegral(long value) {
         return new KeyIdentity(value, 0);
     }
 
