@@ -12,7 +12,6 @@ import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -214,7 +213,11 @@ class DeltaLiteSqlITCase {
 
     @Test
     void debeziumChangeEventsAreApplied() throws Exception {
-        Path events = Paths.get(getClass().getResource("/debezium/orders.json").toURI());
+        // A copy on disk: the filesystem connector needs a path, and the test may run from a jar.
+        Path events = dir.resolve("debezium-orders.json");
+        try (java.io.InputStream in = getClass().getResourceAsStream("/debezium/orders.json")) {
+            java.nio.file.Files.copy(in, events);
+        }
         tables.executeSql(
                 "CREATE TABLE orders_cdc (id BIGINT, `day` STRING, amount INT, note STRING) WITH ("
                         + " 'connector' = 'filesystem', 'path' = '"
