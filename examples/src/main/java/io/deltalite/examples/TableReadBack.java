@@ -32,8 +32,8 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * Reads a table back with Delta Kernel's public API — an independent reader, not deltalite — to
- * check what the job wrote. (deltalite never writes deletion vectors, so the files are read as they
- * are.)
+ * check what the job wrote. Rows that a deletion vector deletes are left out, as every Delta reader
+ * does: the files are read with their row index, which the vectors address.
  */
 final class TableReadBack {
     private TableReadBack() {}
@@ -48,6 +48,15 @@ final class TableReadBack {
                 physical = physical.add(field);
             }
         }
+        // The row index, marked internal: what Kernel needs to apply a file's deletion vector.
+        physical =
+                physical.add(
+                        StructField.DEFAULT_ROW_INDEX_COLUMN.withNewMetadata(
+                                io.delta.kernel.types.FieldMetadata.builder()
+                                        .fromMetadata(
+                                                StructField.DEFAULT_ROW_INDEX_COLUMN.getMetadata())
+                                        .putBoolean(StructField.IS_INTERNAL_COLUMN_KEY, true)
+                                        .build()));
         Scan scan = snapshot.getScanBuilder().build();
         Row state = scan.getScanState(engine);
         String root = engine.getFileSystemClient().resolvePath(location);
