@@ -81,7 +81,8 @@ final class TableReadBack {
                         try (CloseableIterator<FilteredColumnarBatch> batches =
                                 Scan.transformPhysicalData(engine, state, scanFile, data)) {
                             while (batches.hasNext()) {
-                                collect(batches.next().getData(), logical, rows);
+                                FilteredColumnarBatch batch = batches.next();
+                                collect(batch.getData(), batch.getSelectionVector(), logical, rows);
                             }
                         }
                     }
@@ -91,9 +92,20 @@ final class TableReadBack {
         return rows;
     }
 
-    /** Rows of every column of the table, in schema order, as plain Java values. */
-    private static void collect(ColumnarBatch batch, StructType logical, List<Object[]> rows) {
+    /**
+     * Rows of every column of the table, in schema order, as plain Java values; a row the selection
+     * vector leaves out (one a deletion vector deletes) is skipped.
+     */
+    private static void collect(
+            ColumnarBatch batch,
+            Optional<ColumnVector> selection,
+            StructType logical,
+            List<Object[]> rows) {
         for (int row = 0; row < batch.getSize(); row++) {
+            if (selection.isPresent()
+                    && (selection.get().isNullAt(row) || !selection.get().getBoolean(row))) {
+                continue;
+            }
             Object[] values = new Object[logical.length()];
             for (int i = 0; i < values.length; i++) {
                 StructField field = logical.at(i);
