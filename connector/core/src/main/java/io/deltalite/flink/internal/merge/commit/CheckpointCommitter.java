@@ -98,6 +98,16 @@ import org.slf4j.LoggerFactory;
  *       writers noted and no version took. Its own files only once the version holding the
  *       checkpoint is known not to take them. The writers' files are theirs to delete ({@link
  *       PendingCheckpoints}); see {@link FileReclaimer} for every rule.
+ *   <li><b>A key-only delete leaves no row elsewhere.</b> A delete that carried nothing but its key
+ *       names the empty partition of a table partitioned outside its key, while the row may be in
+ *       another; its writer fails it when another partition holds the key as far as it sees, and
+ *       its result lists the ones that found no row ({@link
+ *       PartitionWriteResult#unmatchedKeyOnlyDeletes()}). Right before each attempt writes its
+ *       version — after the re-merges and unions — the committer checks that, after that version,
+ *       no partition other than the one such a delete named holds its key; else another writer
+ *       added the row (in this checkpoint, or an earlier one the delete's writer did not see
+ *       committed) and the checkpoint fails, writing nothing ({@link KeyOnlyDeleteRule}). The named
+ *       partition itself is merged again when it changed (rule 5), deleting the key there.
  * </ol>
  */
 public final class CheckpointCommitter {
@@ -110,6 +120,7 @@ public final class CheckpointCommitter {
     private final PartitionMerger sharingMerger;
 
     private final FileReclaimer reclaimer;
+    private final KeyOnlyDeleteRule keyOnlyDeletes;
     private final int commitRetries;
     private final JournalSweep sweep;
     private final String ownAppId;
@@ -134,6 +145,8 @@ public final class CheckpointCommitter {
         this.merger = merger;
         this.sharingMerger = merger.sharing(WriterShare.NONE_OWNED);
         this.reclaimer = new FileReclaimer(table);
+        this.keyOnlyDeletes =
+                new KeyOnlyDeleteRule(table.schema(), table.location(), table.files(), merger);
         this.commitRetries = options.commitRetries();
         this.sweep = new JournalSweep(table, ownAppId, restoredCheckpointId);
         this.ownAppId = ownAppId;
@@ -303,6 +316,8 @@ public final class CheckpointCommitter {
                     for (PartitionValues partition : remergedPartitions) {
                         redone.put(partition, current.get(partition));
                     }
+                    keyOnlyDeletes.require(
+                            snapshot, current, "Checkpoint " + checkpointId + " of app " + appId);
                 } catch (RuntimeException e) {
                     // A file it reads may be gone because another job committed this very
                     // checkpoint (a job started from its savepoint) and cleaned up: look again.

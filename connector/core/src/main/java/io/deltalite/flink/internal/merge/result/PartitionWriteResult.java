@@ -40,6 +40,11 @@ import java.util.Set;
  * @param deletedKeys keys whose last change in this checkpoint is a delete, inline or staged
  * @param stats what the merge did
  * @param compaction files of the partition that no change touched, rewritten into fewer
+ * @param unmatchedKeyOnlyDeletes the deleted keys whose delete carried nothing but the key (see
+ *     {@code PartitionChanges#keyOnlyDeletes()}) and that the merge found no row of: not in this
+ *     partition, nor in another as far as its writer could see. Another writer's rows not committed
+ *     yet it could not see: the committer checks that no other partition holds these keys after the
+ *     commit (inline or staged, as the deleted keys, of which they are a part)
  */
 public record PartitionWriteResult(
         PartitionValues partition,
@@ -52,7 +57,36 @@ public record PartitionWriteResult(
         List<String> vectorFilePaths,
         DeletedKeys deletedKeys,
         UpsertStats stats,
-        Compaction compaction) {
+        Compaction compaction,
+        DeletedKeys unmatchedKeyOnlyDeletes) {
+
+    /** A result without unmatched key-only deletes. */
+    public PartitionWriteResult(
+            PartitionValues partition,
+            long baseVersion,
+            String baseFingerprint,
+            List<DataFile> removedFiles,
+            List<DataFile> upsertFiles,
+            List<DataFile> survivorFiles,
+            List<DataFile> vectorFiles,
+            List<String> vectorFilePaths,
+            DeletedKeys deletedKeys,
+            UpsertStats stats,
+            Compaction compaction) {
+        this(
+                partition,
+                baseVersion,
+                baseFingerprint,
+                removedFiles,
+                upsertFiles,
+                survivorFiles,
+                vectorFiles,
+                vectorFilePaths,
+                deletedKeys,
+                stats,
+                compaction,
+                DeletedKeys.NONE);
+    }
 
     /** A result without a compaction. */
     public PartitionWriteResult(
@@ -114,6 +148,7 @@ public record PartitionWriteResult(
         Objects.requireNonNull(deletedKeys, "deletedKeys");
         Objects.requireNonNull(stats, "stats");
         Objects.requireNonNull(compaction, "compaction");
+        Objects.requireNonNull(unmatchedKeyOnlyDeletes, "unmatchedKeyOnlyDeletes");
     }
 
     /** Every file this result adds. */
@@ -158,6 +193,7 @@ public record PartitionWriteResult(
         // Not the data files of vector files: those belong to the table already.
         paths.addAll(vectorFilePaths);
         paths.addAll(deletedKeys.stagedPaths());
+        paths.addAll(unmatchedKeyOnlyDeletes.stagedPaths());
         return paths;
     }
 
@@ -174,7 +210,8 @@ public record PartitionWriteResult(
                 vectorFilePaths,
                 deletedKeys,
                 stats,
-                compaction);
+                compaction,
+                unmatchedKeyOnlyDeletes);
     }
 
     /** This result, whose vectors are all in {@code paths} (a subset of its vector files). */
@@ -217,7 +254,8 @@ public record PartitionWriteResult(
                 newVectorFilePaths,
                 deletedKeys,
                 newStats,
-                newCompaction);
+                newCompaction,
+                unmatchedKeyOnlyDeletes);
     }
 
     /** Whether this result only compacts: it removes, adds and deletes nothing else. */
@@ -323,7 +361,8 @@ public record PartitionWriteResult(
                 vectorPaths,
                 deletedKeys.plus(later.deletedKeys),
                 combined,
-                later.compaction);
+                later.compaction,
+                unmatchedKeyOnlyDeletes.plus(later.unmatchedKeyOnlyDeletes));
     }
 
     private static long bytes(List<DataFile> files) {

@@ -31,11 +31,13 @@ import java.util.List;
  *   <li>Layout 4: adds the compaction (input files, output files, bytes read) after the stats, and
  *       the stats' compaction and file-count fields (stats are length-prefixed: older ones read as
  *       zero).
+ *   <li>Layout 5: adds the unmatched key-only deletes (inline keys, then staged key files) after
+ *       the compaction; older layouts read as none.
  * </ul>
  */
 public final class ResultCodec {
     /** The layout {@link #writeResults} writes. */
-    public static final int LAYOUT = 4;
+    public static final int LAYOUT = 5;
 
     private ResultCodec() {}
 
@@ -69,19 +71,41 @@ public final class ResultCodec {
         for (String path : result.vectorFilePaths()) {
             ValueCodec.writeString(out, path);
         }
-        out.writeInt(result.deletedKeys().inline().size());
-        for (RowKey key : result.deletedKeys().inline()) {
-            writeValues(out, key.values());
-        }
-        out.writeInt(result.deletedKeys().staged().size());
-        for (StagedKeys file : result.deletedKeys().staged()) {
-            ValueCodec.writeString(out, file.path());
-            out.writeLong(file.count());
-        }
+        writeKeys(out, result.deletedKeys());
         writeStats(out, result.stats());
         writeFiles(out, result.compaction().inputs());
         writeFiles(out, result.compaction().outputs());
         out.writeLong(result.compaction().bytesRead());
+        writeKeys(out, result.unmatchedKeyOnlyDeletes());
+    }
+
+    private static void writeKeys(DataOutput out, DeletedKeys keys) throws IOException {
+        out.writeInt(keys.inline().size());
+        for (RowKey key : keys.inline()) {
+            writeValues(out, key.values());
+        }
+        out.writeInt(keys.staged().size());
+        for (StagedKeys file : keys.staged()) {
+            ValueCodec.writeString(out, file.path());
+            out.writeLong(file.count());
+        }
+    }
+
+    /** Keys as {@link #writeKeys} wrote them; before layout 2 only inline ones. */
+    private static DeletedKeys readKeys(DataInput in, int layout) throws IOException {
+        int keyCount = in.readInt();
+        List<RowKey> inline = new ArrayList<>(keyCount);
+        for (int i = 0; i < keyCount; i++) {
+            inline.add(RowKey.ofValues(readValues(in).toArray()));
+        }
+        List<StagedKeys> staged = new ArrayList<>();
+        if (layout >= 2) {
+            int files = in.readInt();
+            for (int i = 0; i < files; i++) {
+                staged.add(new StagedKeys(ValueCodec.readString(in), in.readLong()));
+            }
+        }
+        return new DeletedKeys(inline, staged);
     }
 
     public static PartitionWriteResult readResult(DataInput in, int layout) throws IOException {
@@ -99,18 +123,13 @@ public final class ResultCodec {
                 vectorFilePaths.add(ValueCodec.readString(in));
             }
         }
-        int keyCount = in.readInt();
-        List<RowKey> deletedKeys = new ArrayList<>(keyCount);
-        for (int i = 0; i < keyCount; i++) {
-            deletedKeys.add(RowKey.ofValues(readValues(in).toArray()));
-        }
-        List<StagedKeys> staged = new ArrayList<>();
-        if (layout >= 2) {
-            int files = in.readInt();
-            for (int i = 0; i < files; i++) {
-                staged.add(new StagedKeys(ValueCodec.readString(in), in.readLong()));
-            }
-        }
+        DeletedKeys deletedKeys = readKeys(in, layout);
+        UpsertStats stats = readStats(in);
+        Compaction compaction =
+                layout >= 4
+                        ? new Compaction(
+                                readFiles(in, layout), readFiles(in, layout), in.readLong())
+                        : Compaction.NONE;
         return new PartitionWriteResult(
                 partition,
                 baseVersion,
@@ -120,12 +139,10 @@ public final class ResultCodec {
                 survivors,
                 vectorFiles,
                 vectorFilePaths,
-                new DeletedKeys(deletedKeys, staged),
-                readStats(in),
-                layout >= 4
-                        ? new Compaction(
-                                readFiles(in, layout), readFiles(in, layout), in.readLong())
-                        : Compaction.NONE);
+                deletedKeys,
+                stats,
+                compaction,
+                layout >= 5 ? readKeys(in, layout) : DeletedKeys.NONE);
     }
 
     private static void writeValues(DataOutput out, List<Object> values) throws IOException {

@@ -118,6 +118,7 @@ public final class SharedPartitionResults {
         List<DataFile> survivors = new ArrayList<>();
         List<String> vectorFilePaths = new ArrayList<>();
         DeletedKeys deletedKeys = DeletedKeys.NONE;
+        DeletedKeys unmatchedKeyOnlyDeletes = DeletedKeys.NONE;
         Compaction compaction = Compaction.NONE;
         UpsertStats sum = UpsertStats.EMPTY;
         long baseVersion = Long.MAX_VALUE;
@@ -128,6 +129,8 @@ public final class SharedPartitionResults {
             survivors.addAll(result.survivorFiles());
             vectorFilePaths.addAll(result.vectorFilePaths());
             deletedKeys = deletedKeys.plus(result.deletedKeys());
+            unmatchedKeyOnlyDeletes =
+                    unmatchedKeyOnlyDeletes.plus(result.unmatchedKeyOnlyDeletes());
             compaction = compaction.plus(result.compaction());
             sum = sum.plus(result.stats());
             baseVersion = Math.min(baseVersion, result.baseVersion());
@@ -152,7 +155,8 @@ public final class SharedPartitionResults {
                             vectorFilePaths,
                             deletedKeys,
                             stats,
-                            compaction),
+                            compaction,
+                            unmatchedKeyOnlyDeletes),
                     null);
         }
         // Removes name each file as it is live now: that is the entry the log replaces.
@@ -209,7 +213,8 @@ public final class SharedPartitionResults {
                         vectorFilePaths,
                         deletedKeys,
                         stats,
-                        compaction),
+                        compaction,
+                        unmatchedKeyOnlyDeletes),
                 vectorFile);
     }
 

@@ -245,8 +245,9 @@ public final class PartitionMerger {
             upsertFiles.forEach(store::deleteUncommitted);
             throw e;
         }
+        List<RowKey> unmatched = unmatchedKeyOnlyDeletes(changes, rewrite);
         try {
-            requireKeyOnlyDeletesFound(changes, rewrite, holders);
+            requireKeyOnlyDeletesFound(changes.partition(), unmatched, holders);
         } catch (RuntimeException e) {
             upsertFiles.forEach(store::deleteUncommitted);
             rewrite.freshOutput.forEach(store::deleteUncommitted);
@@ -276,12 +277,17 @@ public final class PartitionMerger {
         long nullKeyInserts = changes.upsertedRows().size() - upsertedKeys;
         List<DataFile> upserts = new ArrayList<>(upsertFiles);
         upserts.addAll(rewrite.freshOutput);
-        DeletedKeys deletedKeys;
+        DeletedKeys deletedKeys = DeletedKeys.NONE;
+        DeletedKeys unmatchedKeys;
         try {
             deletedKeys = deletedKeys(changes.deletedKeys());
+            unmatchedKeys = deletedKeys(unmatched);
         } catch (RuntimeException e) {
             upserts.forEach(store::deleteUncommitted);
             rewrite.survivorOutput.forEach(store::deleteUncommitted);
+            deletedKeys
+                    .stagedPaths()
+                    .forEach(path -> store.deleteUncommitted(DataFile.atPath(path)));
             throw e;
         }
         UpsertStats stats =
@@ -314,58 +320,47 @@ public final class PartitionMerger {
                 rewrite.vectorOutput,
                 vectorFilePaths(rewrite.vectorOutput, vectors),
                 deletedKeys,
-                stats);
+                stats,
+                io.deltalite.flink.internal.merge.result.Compaction.NONE,
+                unmatchedKeys);
     }
 
     /**
-     * Fails when a key-only delete found no row in its partition while another partition holds its
-     * key. One that found its row here is a whole delete (a row that really is empty but for its
-     * key); one whose key no partition holds deleted nothing, as any delete of an absent key.
+     * The key-only deletes of {@code changes} ({@link PartitionChanges#keyOnlyDeletes()}) that
+     * found no row in their partition. One that found its row there is a whole delete (a row that
+     * really is empty but for its key).
      */
-    private void requireKeyOnlyDeletesFound(
-            PartitionChanges changes, Rewrite rewrite, KeyHolders holders) {
-        if (holders == null) {
-            return;
-        }
-        Set<RowKey> unfound = new java.util.LinkedHashSet<>();
+    private static List<RowKey> unmatchedKeyOnlyDeletes(PartitionChanges changes, Rewrite rewrite) {
+        List<RowKey> unmatched = new ArrayList<>();
         for (RowKey key : changes.keyOnlyDeletes()) {
             if (!rewrite.foundKeys.contains(key) && !rewrite.foundFreshKeys.contains(key)) {
-                unfound.add(key);
+                unmatched.add(key);
             }
         }
-        if (unfound.isEmpty()) {
+        return unmatched;
+    }
+
+    /**
+     * Fails when another partition holds the key of a key-only delete that found no row in its
+     * partition: that row would stay. One whose key no partition holds deleted nothing, as any
+     * delete of an absent key.
+     */
+    private void requireKeyOnlyDeletesFound(
+            PartitionValues partition, List<RowKey> unmatched, KeyHolders holders) {
+        if (holders == null || unmatched.isEmpty()) {
             return;
         }
-        java.util.Optional<KeyHolder> holder = holders.find(unfound, changes.partition());
+        java.util.Optional<KeyHolder> holder =
+                holders.find(new java.util.LinkedHashSet<>(unmatched), partition);
         if (holder.isEmpty()) {
             return;
         }
-        List<String> outside = new ArrayList<>(schema.partitionColumns());
-        outside.removeAll(schema.primaryKey());
-        List<RowKey> keys = holder.get().keys();
-        List<String> described = new ArrayList<>();
-        for (RowKey key : keys.subList(0, Math.min(5, keys.size()))) {
-            described.add(key.describe(schema.matchKey()));
-        }
-        throw new io.deltalite.flink.exceptions.DeltaLiteInvalidInputException(
-                "A delete of key "
-                        + String.join(" and of ", described)
-                        + (keys.size() > 5 ? " (and of " + (keys.size() - 5) + " more)" : "")
-                        + " carries nothing but its key: every other column is empty (null, or the"
-                        + " zero value a CDC source puts into a NOT NULL column it has no value"
-                        + " for), partition column(s) "
-                        + outside
-                        + " among them, so it names partition "
-                        + changes.partition().describe(schema.partitionColumns())
-                        + " of the Delta table at "
-                        + location
-                        + ", which has no such row, while partition "
-                        + holder.get().partition().describe(schema.partitionColumns())
-                        + " holds that key: its row would stay. A CDC source sends such deletes"
-                        + " when it does not know the deleted row (PostgreSQL's REPLICA IDENTITY"
-                        + " DEFAULT, a binlog without full row images). Make the source send whole"
-                        + " rows (ALTER TABLE ... REPLICA IDENTITY FULL), or partition the table by"
-                        + " key columns only. Nothing of this checkpoint was committed.");
+        throw KeyOnlyDeleteFailure.rowElsewhere(
+                schema,
+                location,
+                partition,
+                holder.get(),
+                "Nothing of this checkpoint was committed.");
     }
 
     /**
@@ -536,7 +531,9 @@ public final class PartitionMerger {
                 marked,
                 vectorFilePaths(marked, vectors),
                 stale.deletedKeys(),
-                stats);
+                stats,
+                io.deltalite.flink.internal.merge.result.Compaction.NONE,
+                stale.unmatchedKeyOnlyDeletes());
     }
 
     private List<DataFile> writeUpserts(PartitionValues partition, List<Object[]> rows) {
