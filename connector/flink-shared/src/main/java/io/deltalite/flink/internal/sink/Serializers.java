@@ -21,7 +21,10 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * and the old ones stay readable. Version 2 carries each result's base version and staged
  * deleted-key files ({@link ResultCodec} layout 2), version 3 its files given a deletion vector
  * (layout 3), version 4 its compaction (layout 4); writer state from version 2 on also names the
- * journal entry of each pending checkpoint.
+ * journal entry of each pending checkpoint. Write results and committables of version 5 add whether
+ * the input ended, their results still in layout 4; version 6 of those (and version 5 of writer
+ * state) carries each result's unmatched key-only deletes (layout 5). Each serializer maps its
+ * version to the result layout it wrote.
  */
 @Internal
 public final class Serializers {
@@ -30,7 +33,7 @@ public final class Serializers {
     /** Writer subtask → aggregator. */
     public static final class WriteResultSerializer
             implements SimpleVersionedSerializer<WriteResult> {
-        public static final int VERSION = 5;
+        public static final int VERSION = 6;
 
         @Override
         public int getVersion() {
@@ -53,7 +56,8 @@ public final class Serializers {
             requireVersion(version, VERSION, "write result");
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
                 String appId = ValueCodec.readString(in);
-                List<PartitionWriteResult> results = ResultCodec.readResults(in, version);
+                List<PartitionWriteResult> results =
+                        ResultCodec.readResults(in, resultLayoutOfMessage(version));
                 // Version 5 added whether the writer's input ended.
                 return new WriteResult(appId, results, version >= 5 && in.readBoolean());
             }
@@ -63,7 +67,7 @@ public final class Serializers {
     /** Aggregator → committer: one per checkpoint. */
     public static final class CommittableSerializer
             implements SimpleVersionedSerializer<CheckpointResults> {
-        public static final int VERSION = 5;
+        public static final int VERSION = 6;
 
         @Override
         public int getVersion() {
@@ -91,7 +95,7 @@ public final class Serializers {
     /** Writer subtask state. */
     public static final class WriterStateSerializer
             implements SimpleVersionedSerializer<WriterState> {
-        public static final int VERSION = 4;
+        public static final int VERSION = 5;
 
         @Override
         public int getVersion() {
@@ -125,6 +129,7 @@ public final class Serializers {
                     // Version 1 did not say which subtask noted the journal entry.
                     String owner =
                             version >= 2 ? ValueCodec.readString(in) : AttemptJournal.writer(-1);
+                    // Writer state versions are the result layouts they wrote.
                     pending.add(
                             new PendingCheckpoint(
                                     appId,
@@ -149,11 +154,21 @@ public final class Serializers {
             throws IOException {
         String appId = ValueCodec.readString(in);
         long checkpointId = in.readLong();
-        List<PartitionWriteResult> results = ResultCodec.readResults(in, version);
+        List<PartitionWriteResult> results =
+                ResultCodec.readResults(in, resultLayoutOfMessage(version));
         // Version 5 added whether the checkpoint ends the input of every writer.
         boolean endsInput =
                 version >= 5 ? in.readBoolean() : checkpointId == CheckpointResults.END_OF_INPUT;
         return new CheckpointResults(appId, checkpointId, results, endsInput);
+    }
+
+    /**
+     * The {@link ResultCodec} layout of the results in a write result or committable of {@code
+     * version}: the same number up to 4; version 5 added a field of its own to layout 4, version 6
+     * carries layout 5.
+     */
+    static int resultLayoutOfMessage(int version) {
+        return version <= 4 ? version : version - 1;
     }
 
     private static void requireVersion(int version, int current, String what) throws IOException {

@@ -126,10 +126,11 @@ class SerializersTest {
     void aCommittableOfVersion3ReadsWithoutACompaction() throws IOException {
         PartitionWriteResult result = resultWithoutCompaction();
         Serializers.CommittableSerializer serializer = new Serializers.CommittableSerializer();
-        byte[] version5 =
+        byte[] version6 =
                 serializer.serialize(
                         new CheckpointResults("orders-job-nonce", 12, List.of(result)));
         // Version 5 ends with whether the checkpoint ends the input: one byte.
+        byte[] version5 = withoutUnmatchedKeyOnlyDeletes(version6);
         byte[] version4 = java.util.Arrays.copyOf(version5, version5.length - 1);
         // An empty compaction is two empty file lists and a zero byte count: 4 + 4 + 8 bytes.
         byte[] version3 = java.util.Arrays.copyOf(version4, version4.length - 16);
@@ -148,9 +149,11 @@ class SerializersTest {
         Serializers.CommittableSerializer serializer = new Serializers.CommittableSerializer();
         byte[] bytes = serializer.serialize(last);
 
-        assertThat(serializer.deserialize(5, bytes)).isEqualTo(last);
+        assertThat(serializer.deserialize(6, bytes)).isEqualTo(last);
+        byte[] version5 = withoutUnmatchedKeyOnlyDeletes(bytes);
+        assertThat(serializer.deserialize(5, version5)).isEqualTo(last);
         CheckpointResults version4 =
-                serializer.deserialize(4, java.util.Arrays.copyOf(bytes, bytes.length - 1));
+                serializer.deserialize(4, java.util.Arrays.copyOf(version5, version5.length - 1));
         assertThat(version4.endsInput()).isFalse();
         assertThat(version4.results()).isEqualTo(last.results());
     }
@@ -161,10 +164,13 @@ class SerializersTest {
         Serializers.WriteResultSerializer serializer = new Serializers.WriteResultSerializer();
         byte[] bytes = serializer.serialize(last);
 
-        assertThat(serializer.deserialize(5, bytes)).isEqualTo(last);
+        assertThat(serializer.deserialize(6, bytes)).isEqualTo(last);
+        byte[] version5 = withoutUnmatchedKeyOnlyDeletes(bytes);
+        assertThat(serializer.deserialize(5, version5)).isEqualTo(last);
         assertThat(
                         serializer
-                                .deserialize(4, java.util.Arrays.copyOf(bytes, bytes.length - 1))
+                                .deserialize(
+                                        4, java.util.Arrays.copyOf(version5, version5.length - 1))
                                 .endOfInput())
                 .isFalse();
     }
@@ -197,6 +203,87 @@ class SerializersTest {
 
         assertThat(read).isEqualTo(state);
         assertThat(read.pending().get(0).journalOwner()).isEqualTo("w3");
+    }
+
+    /**
+     * A result's key-only deletes that found no row (inline, and staged past the inline limit)
+     * travel from the writer to the committer and through the writer's state.
+     */
+    @Test
+    void unmatchedKeyOnlyDeletesRoundTripInEveryMessageAndState() throws IOException {
+        PartitionWriteResult base = result();
+        PartitionWriteResult withDeletes =
+                new PartitionWriteResult(
+                        base.partition(),
+                        base.baseVersion(),
+                        base.baseFingerprint(),
+                        base.removedFiles(),
+                        base.upsertFiles(),
+                        base.survivorFiles(),
+                        base.vectorFiles(),
+                        base.vectorFilePaths(),
+                        base.deletedKeys(),
+                        base.stats(),
+                        base.compaction(),
+                        new DeletedKeys(
+                                List.of(RowKey.ofValues(9L, new BigDecimal("2.00"))),
+                                List.of(new StagedKeys("file:/t/_deltalite/staged/u.keys", 300))));
+        Serializers.CommittableSerializer committables = new Serializers.CommittableSerializer();
+        Serializers.WriteResultSerializer writeResults = new Serializers.WriteResultSerializer();
+        Serializers.WriterStateSerializer states = new Serializers.WriterStateSerializer();
+        CheckpointResults committable =
+                new CheckpointResults("orders-job-nonce", 12, List.of(withDeletes), true);
+        WriteResult writeResult = new WriteResult("orders-job-nonce", List.of(withDeletes), true);
+        WriterState state =
+                new WriterState(
+                        List.of(
+                                new PendingCheckpoint(
+                                        "orders-job-nonce",
+                                        12,
+                                        AttemptJournal.writer(0),
+                                        List.of(withDeletes))));
+
+        assertThat(committables.deserialize(6, committables.serialize(committable)))
+                .isEqualTo(committable);
+        assertThat(writeResults.deserialize(6, writeResults.serialize(writeResult)))
+                .isEqualTo(writeResult);
+        assertThat(states.deserialize(5, states.serialize(state))).isEqualTo(state);
+        assertThat(withDeletes.writtenPaths()).contains("file:/t/_deltalite/staged/u.keys");
+    }
+
+    /** Writer state of version 4 holds results of layout 4: read with no unmatched deletes. */
+    @Test
+    void aWriterStateOfVersion4ReadsWithNoUnmatchedKeyOnlyDeletes() throws IOException {
+        WriterState state =
+                new WriterState(
+                        List.of(
+                                new PendingCheckpoint(
+                                        "orders-job-nonce",
+                                        12,
+                                        AttemptJournal.writer(3),
+                                        List.of(result()))));
+        Serializers.WriterStateSerializer serializer = new Serializers.WriterStateSerializer();
+        byte[] version5 = serializer.serialize(state);
+        // One pending checkpoint of one result, which ends with two empty key lists.
+        byte[] version4 = java.util.Arrays.copyOf(version5, version5.length - 8);
+
+        WriterState read = serializer.deserialize(4, version4);
+
+        assertThat(read).isEqualTo(state);
+        assertThat(read.pending().get(0).results().get(0).unmatchedKeyOnlyDeletes())
+                .isEqualTo(DeletedKeys.NONE);
+    }
+
+    /**
+     * A committable or write result of one result without unmatched key-only deletes, as version 5
+     * wrote it: layout 5 ends the result with two empty key lists (8 bytes), before the flag that
+     * ends the message.
+     */
+    private static byte[] withoutUnmatchedKeyOnlyDeletes(byte[] version6) {
+        byte[] version5 = new byte[version6.length - 8];
+        System.arraycopy(version6, 0, version5, 0, version5.length - 1);
+        version5[version5.length - 1] = version6[version6.length - 1];
+        return version5;
     }
 
     /** Bytes as the first version of deltalite wrote them: no base version, no staged keys. */
