@@ -106,8 +106,10 @@ import org.slf4j.LoggerFactory;
  *       version — after the re-merges and unions — the committer checks that, after that version,
  *       no partition other than the one such a delete named holds its key; else another writer
  *       added the row (in this checkpoint, or an earlier one the delete's writer did not see
- *       committed) and the checkpoint fails, writing nothing ({@link KeyOnlyDeleteRule}). The named
- *       partition itself is merged again when it changed (rule 5), deleting the key there.
+ *       committed) and the checkpoint fails ({@link KeyOnlyDeleteRule}): no version is written, and
+ *       the attempt's files go as after any failed attempt (the re-merge and union outputs no
+ *       attempt carried are deleted; the writers' files stay theirs). The named partition itself is
+ *       merged again when it changed (rule 5), deleting the key there.
  * </ol>
  */
 public final class CheckpointCommitter {

@@ -99,6 +99,65 @@ class KeyOnlyDeletesAcrossWritersTest {
                 .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {2L, "2024-06-01", 20})));
     }
 
+    /**
+     * The check comes after the committer merged a changed partition again: the files that re-merge
+     * wrote are deleted with the failed attempt, as after any failed attempt; only the writers'
+     * files of the checkpoint stay (theirs to delete, noted in the journal).
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aFailedCheckLeavesNoFileOfTheCommittersReMerges(WriteMode mode) {
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode);
+        DeltaTable table = open(mode, options);
+        MergeWriter seeder = writer(table, options, 0);
+        for (long id = 2; id <= 5; id++) {
+            seeder.upsert(new Object[] {id, "2024-06-01", (int) id});
+        }
+        committer(table, options).commit(checkpoint(1, prepare(seeder, 1)));
+        MergeWriter updating = writer(table, options, 0);
+        MergeWriter inserting = writer(table, options, 1);
+        MergeWriter deleting = writer(table, options, 2);
+        updating.upsert(new Object[] {3L, "2024-06-01", 33});
+        inserting.upsert(new Object[] {1L, "2024-06-02", 10});
+        deleting.delete(new Object[] {1L, null, null});
+        List<PartitionWriteResult> results = new ArrayList<>(prepare(updating, 2));
+        results.addAll(prepare(inserting, 2));
+        results.addAll(prepare(deleting, 2));
+        // Another job changes 2024-06-01 after the merges: the committer merges it again.
+        MergeWriter outsider = new MergeWriter(table, options, "outsider", 0, 1, 1, null);
+        outsider.upsert(new Object[] {4L, "2024-06-01", 44});
+        List<PartitionWriteResult> outside = outsider.prepare();
+        outsider.prepared(1);
+        committer(table, options).commit(new CheckpointResults("outsider", 1, outside));
+        long before = KernelTableReader.latestVersion(dir.toString());
+
+        assertThatThrownBy(() -> committer(table, options).commit(checkpoint(2, results)))
+                .isInstanceOf(DeltaLiteInvalidInputException.class)
+                .hasMessageContaining("partition day='2024-06-02' holds that key");
+
+        assertThat(KernelTableReader.latestVersion(dir.toString())).isEqualTo(before);
+        java.util.Set<String> writers = new java.util.HashSet<>();
+        for (PartitionWriteResult result : results) {
+            result.writtenPaths()
+                    .forEach(path -> writers.add(path.substring(path.lastIndexOf('/') + 1)));
+        }
+        assertThat(writers).as("the writers' files").isNotEmpty();
+        assertThat(io.deltalite.flink.testing.DeltaHistory.uncommittedDataFiles(dir))
+                .as("files no version took: the writers' only")
+                .isNotEmpty()
+                .allSatisfy(name -> assertThat(writers).contains(name));
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(
+                        Rows.sorted(
+                                List.of(
+                                        new Object[] {2L, "2024-06-01", 2},
+                                        new Object[] {3L, "2024-06-01", 3},
+                                        new Object[] {4L, "2024-06-01", 44},
+                                        new Object[] {5L, "2024-06-01", 5})));
+    }
+
     @Test
     void aKeyOnlyDeleteOfARowAnotherWritersEarlierUncommittedCheckpointInsertedFailsTheCommit() {
         MergeOptions options = MergeOptions.DEFAULTS;
