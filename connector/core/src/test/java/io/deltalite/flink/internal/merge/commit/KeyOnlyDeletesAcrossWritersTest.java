@@ -218,6 +218,39 @@ class KeyOnlyDeletesAcrossWritersTest {
                 .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {2L, "2024-06-01", 20})));
     }
 
+    /**
+     * Distributed by key, after a rescale: the writer that had all keys inserted the row into
+     * another partition in a checkpoint not committed yet; the writer now owning the key gets its
+     * key-only delete. Results of writers that share partitions are combined by the committer, and
+     * the combination keeps the unmatched deletes.
+     */
+    @Test
+    void aKeyOnlyDeleteAfterARescaleOfARowTheOldWriterInsertedElsewhereFailsTheCommit() {
+        MergeOptions options = MergeOptions.DEFAULTS;
+        DeltaTable table = open(WriteMode.DELETION_VECTORS, options);
+        MergeWriter before = sharingWriter(table, options, 0, ALL);
+        MergeWriter after = sharingWriter(table, options, 0, LOWER);
+        before.upsert(new Object[] {1L, "2024-06-02", 10});
+        List<PartitionWriteResult> first = prepare(before, 1);
+        after.delete(new Object[] {1L, null, null});
+        after.upsert(new Object[] {2L, null, 20});
+        List<PartitionWriteResult> second = prepare(after, 2);
+        CheckpointCommitter committer =
+                new CheckpointCommitter(
+                        table, new PartitionMerger(table, options, null), options, JOB, 1);
+        committer.commit(checkpoint(1, first));
+        long committed = KernelTableReader.latestVersion(dir.toString());
+
+        assertThatThrownBy(() -> committer.commit(checkpoint(2, second)))
+                .isInstanceOf(DeltaLiteInvalidInputException.class)
+                .hasMessageContaining("A delete of key (id=1) carries nothing but its key")
+                .hasMessageContaining("partition day='2024-06-02' holds that key");
+
+        assertThat(KernelTableReader.latestVersion(dir.toString())).isEqualTo(committed);
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "2024-06-02", 10})));
+    }
+
     @Test
     void aKeyOnlyDeleteOfAKeyNoPartitionHoldsCommits() {
         MergeOptions options = MergeOptions.DEFAULTS;
