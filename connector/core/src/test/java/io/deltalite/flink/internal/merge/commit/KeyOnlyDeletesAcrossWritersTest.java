@@ -251,6 +251,30 @@ class KeyOnlyDeletesAcrossWritersTest {
                 .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "2024-06-02", 10})));
     }
 
+    /** Deletes merged early (the buffer filled up) and those of the last merge are all checked. */
+    @Test
+    void theUnmatchedKeyOnlyDeletesOfEveryMergeOfACheckpointAreChecked() {
+        MergeOptions options = MergeOptions.DEFAULTS.withMaxBufferedBytes(4096);
+        DeltaTable table = open(WriteMode.DELETION_VECTORS, options);
+        MergeWriter inserting = writer(table, options, 0);
+        MergeWriter deleting = writer(table, options, 1);
+        for (long id = 1; id < 400; id++) {
+            deleting.delete(new Object[] {id, null, null});
+        }
+        inserting.upsert(new Object[] {5L, "2024-06-02", 50});
+        List<PartitionWriteResult> results = new ArrayList<>(prepare(inserting, 1));
+        results.addAll(prepare(deleting, 1));
+        assertThat(results.get(1).unmatchedKeyOnlyDeletes().count())
+                .as("the key-only deletes of all merges")
+                .isEqualTo(399);
+
+        assertThatThrownBy(() -> committer(table, options).commit(checkpoint(1, results)))
+                .isInstanceOf(DeltaLiteInvalidInputException.class)
+                .hasMessageContaining("A delete of key (id=5) carries nothing but its key")
+                .hasMessageContaining("partition day='2024-06-02' holds that key");
+        assertThat(KernelTableReader.readAll(dir.toString())).isEmpty();
+    }
+
     @Test
     void aKeyOnlyDeleteOfAKeyNoPartitionHoldsCommits() {
         MergeOptions options = MergeOptions.DEFAULTS;
