@@ -5,19 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.internal.merge.commit.CommitOutcome;
 import io.deltalite.flink.internal.merge.commit.TestDefinitions;
+import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Folds of small files in deletion-vector mode against what else happens to their input files: an
@@ -31,21 +34,20 @@ class FoldScenariosTest {
                     TestDefinitions.ITEMS.primaryKey(),
                     List.of(),
                     Map.of("delta.enableDeletionVectors", "true"));
-    private static final MergeOptions OPTIONS =
-            MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS);
 
     @TempDir Path dir;
 
     private final Map<Long, String> model = new TreeMap<>();
 
-    @Test
-    void aTierFileMarkedByAnEarlierMergeOfTheSameCheckpointIsFoldedWithThatMark() {
-        long oneRow = bufferedBytesOf(1);
-        try (UpsertHarness first = UpsertHarness.open(table(), ITEMS, OPTIONS)) {
+    @ParameterizedTest
+    @EnumSource(KeyIndexMode.class)
+    void aTierFileMarkedByAnEarlierMergeOfTheSameCheckpointIsFoldedWithThatMark(KeyIndexMode mode) {
+        long oneRow = bufferedBytesOf(1, mode);
+        try (UpsertHarness first = UpsertHarness.open(table(), ITEMS, options(mode))) {
             tierOfFourSmallFiles(first);
         }
         try (UpsertHarness harness =
-                UpsertHarness.open(table(), ITEMS, OPTIONS.withMaxBufferedBytes(oneRow))) {
+                UpsertHarness.open(table(), ITEMS, options(mode).withMaxBufferedBytes(oneRow))) {
             // The second row passes the budget: both are merged early, marking the first file.
             upsert(harness, 7L, "early");
             upsert(harness, 8L, "early");
@@ -58,9 +60,10 @@ class FoldScenariosTest {
         }
     }
 
-    @Test
-    void aTierFileMarkedByAPendingCheckpointIsFoldedByTheNextOne() {
-        try (UpsertHarness harness = UpsertHarness.open(table(), ITEMS, OPTIONS)) {
+    @ParameterizedTest
+    @EnumSource(KeyIndexMode.class)
+    void aTierFileMarkedByAPendingCheckpointIsFoldedByTheNextOne(KeyIndexMode mode) {
+        try (UpsertHarness harness = UpsertHarness.open(table(), ITEMS, options(mode))) {
             tierOfFourSmallFiles(harness);
             upsert(harness, 7L, "pending");
             long pending = harness.lastCheckpoint() + 1;
@@ -74,14 +77,15 @@ class FoldScenariosTest {
         }
     }
 
-    @Test
-    void aFoldWhoseInputAnotherWriterMarkedBeforeTheCommitIsMergedAgain() {
-        try (UpsertHarness harness = UpsertHarness.open(table(), ITEMS, OPTIONS)) {
+    @ParameterizedTest
+    @EnumSource(KeyIndexMode.class)
+    void aFoldWhoseInputAnotherWriterMarkedBeforeTheCommitIsMergedAgain(KeyIndexMode mode) {
+        try (UpsertHarness harness = UpsertHarness.open(table(), ITEMS, options(mode))) {
             tierOfFourSmallFiles(harness);
             upsert(harness, 27L, "folding");
             List<PartitionWriteResult> folding = harness.prepare();
             long checkpoint = harness.lastCheckpoint();
-            try (UpsertHarness other = UpsertHarness.open(table(), ITEMS, OPTIONS, "other")) {
+            try (UpsertHarness other = UpsertHarness.open(table(), ITEMS, options(mode), "other")) {
                 upsert(other, 45L, "other writer");
                 other.delete(63L, null);
                 model.remove(63L);
@@ -93,9 +97,10 @@ class FoldScenariosTest {
         }
     }
 
-    @Test
-    void aFoldReplayedAfterItsCommitChangesNothing() {
-        try (UpsertHarness harness = UpsertHarness.open(table(), ITEMS, OPTIONS)) {
+    @ParameterizedTest
+    @EnumSource(KeyIndexMode.class)
+    void aFoldReplayedAfterItsCommitChangesNothing(KeyIndexMode mode) {
+        try (UpsertHarness harness = UpsertHarness.open(table(), ITEMS, options(mode))) {
             tierOfFourSmallFiles(harness);
             upsert(harness, 27L, "folded");
             List<PartitionWriteResult> folding = harness.prepare();
@@ -110,14 +115,15 @@ class FoldScenariosTest {
         }
     }
 
-    @Test
-    void aFoldWhoseInputsAnotherJobFoldedFirstIsMergedAgain() {
-        try (UpsertHarness harness = UpsertHarness.open(table(), ITEMS, OPTIONS)) {
+    @ParameterizedTest
+    @EnumSource(KeyIndexMode.class)
+    void aFoldWhoseInputsAnotherJobFoldedFirstIsMergedAgain(KeyIndexMode mode) {
+        try (UpsertHarness harness = UpsertHarness.open(table(), ITEMS, options(mode))) {
             tierOfFourSmallFiles(harness);
             upsert(harness, 27L, "ours");
             List<PartitionWriteResult> folding = harness.prepare();
             long checkpoint = harness.lastCheckpoint();
-            try (UpsertHarness other = UpsertHarness.open(table(), ITEMS, OPTIONS, "other")) {
+            try (UpsertHarness other = UpsertHarness.open(table(), ITEMS, options(mode), "other")) {
                 upsert(other, 47L, "theirs");
                 other.delete(66L, null);
                 model.remove(66L);
@@ -131,11 +137,12 @@ class FoldScenariosTest {
         }
     }
 
-    @Test
-    void aKeyMovingOutOfAPartitionWhoseTierIsFoldedLeavesNoRowBehind() {
+    @ParameterizedTest
+    @EnumSource(KeyIndexMode.class)
+    void aKeyMovingOutOfAPartitionWhoseTierIsFoldedLeavesNoRowBehind(KeyIndexMode mode) {
         Map<Long, String> parts = new TreeMap<>();
         try (UpsertHarness harness =
-                UpsertHarness.open(table(), SmallFileVectorsTest.STEADY, OPTIONS)) {
+                UpsertHarness.open(table(), SmallFileVectorsTest.STEADY, options(mode))) {
             long seq = 0;
             for (long checkpoint = 0; checkpoint < 4; checkpoint++) {
                 for (long id = checkpoint * 20; id < checkpoint * 20 + 20; id++) {
@@ -188,9 +195,16 @@ class FoldScenariosTest {
         model.put(id, value);
     }
 
-    private long bufferedBytesOf(int rows) {
+    /** Deletion vectors on; the key index, if any, checked against the files at every merge. */
+    private static MergeOptions options(KeyIndexMode mode) {
+        return MergeOptions.DEFAULTS
+                .withWriteMode(WriteMode.DELETION_VECTORS)
+                .withKeyIndex(KeyIndexOptions.DEFAULTS.withMode(mode).withValidate(true));
+    }
+
+    private long bufferedBytesOf(int rows, KeyIndexMode mode) {
         try (UpsertHarness scratch =
-                UpsertHarness.open(dir.resolve("scratch").toString(), ITEMS, OPTIONS)) {
+                UpsertHarness.open(dir.resolve("scratch").toString(), ITEMS, options(mode))) {
             for (long id = 0; id < rows; id++) {
                 scratch.upsert(id, "early");
             }
