@@ -8,6 +8,7 @@ import io.deltalite.flink.internal.merge.commit.TestDefinitions;
 import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.result.PendingCheckpoint;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
@@ -112,6 +113,32 @@ class FoldScenariosTest {
             upsert(harness, 47L, "after");
             harness.commit();
             assertTableIsModel();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(KeyIndexMode.class)
+    void aFoldCommittedJustBeforeAFailureIsReplayedByTheRestartedWriterAndNotRedone(
+            KeyIndexMode mode) {
+        try (UpsertHarness harness = UpsertHarness.open(table(), ITEMS, options(mode))) {
+            tierOfFourSmallFiles(harness);
+            upsert(harness, 27L, "folded");
+            List<PartitionWriteResult> folding = harness.prepare();
+            long checkpoint = harness.lastCheckpoint();
+            List<PendingCheckpoint> state = harness.writer().pending();
+            harness.commitPrepared(checkpoint, folding);
+
+            // The process dies before the commit is acknowledged; the job restores the checkpoint.
+            try (UpsertHarness restarted = UpsertHarness.restarted(harness, 0, checkpoint)) {
+                restarted.writer().restorePending(state);
+                restarted.writer().cleanUpEarlierStarts();
+                assertThat(restarted.commitPrepared(checkpoint, folding).status())
+                        .isEqualTo(CommitOutcome.Status.ALREADY_COMMITTED);
+                upsert(restarted, 47L, "after");
+                upsert(restarted, 3L, "after");
+                restarted.commit();
+                assertTableIsModel();
+            }
         }
     }
 
