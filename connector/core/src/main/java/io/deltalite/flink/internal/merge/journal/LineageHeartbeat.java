@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * until the committer starts. A job that stops beating (cancelled, killed, its process gone) leaves
  * a heartbeat that ages like its notes.
  *
- * <p>A beat that fails (the storage refuses or times out) is tried again after {@link #retryDelay},
- * a small part of the interval, not a whole interval later: a maintenance pass allows for a
- * heartbeat about twice the interval old, and a write that failed must not use up that margin.
+ * <p>A beat that fails (the storage refuses or times out) is tried again after {@link
+ * #retryDelay(Duration)}, a small part of the interval, not a whole interval later: a maintenance
+ * pass allows for a heartbeat about twice the interval old, and a write that failed must not use up
+ * that margin.
  */
 public final class LineageHeartbeat {
     private static final Logger LOG = LoggerFactory.getLogger(LineageHeartbeat.class);
