@@ -62,7 +62,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>In the default build it runs for {@code soak.seconds} = 35; the long run is
  *
  * <pre>
- * mvn -B -ntp -pl connector test -Dtest=OperationalSoakITCase -Dsoak.seconds=600
+ * mvn -B -ntp -pl connector/flink-2.3 test -Dtest=OperationalSoakITCase -Dsoak.seconds=600
  * </pre>
  */
 class OperationalSoakITCase {

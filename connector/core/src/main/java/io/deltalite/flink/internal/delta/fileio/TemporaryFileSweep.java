@@ -9,7 +9,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.RemoteIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,32 +56,38 @@ public final class TemporaryFileSweep {
         return deleted;
     }
 
+    /**
+     * Sweeps {@code folder}, and its subfolders when {@code recursive}. Listed by {@link
+     * FileSystem#listStatus}, which on a local file system loads no permissions (the recursive
+     * {@code listFiles} runs {@code ls} per file there, and fails on a file that vanished since the
+     * folder was listed): a file or folder that vanishes meanwhile — a writer published it, another
+     * sweep deleted it — is skipped.
+     */
     private static void sweep(
             FileSystem fs, Path folder, boolean recursive, long before, List<String> deleted)
             throws IOException {
-        RemoteIterator<? extends FileStatus> files;
+        FileStatus[] files;
         try {
-            files = fs.listFiles(folder, recursive);
-            while (files.hasNext()) {
-                FileStatus file = files.next();
-                if (file.isFile()
-                        && file.getModificationTime() < before
-                        && RenamingFileIO.TEMPORARY_NAME
-                                .matcher(file.getPath().getName())
-                                .matches()) {
-                    // a concurrent sweep may have deleted it first
-                    if (fs.delete(file.getPath(), false)) {
-                        deleted.add(file.getPath().toString());
-                        LOG.info(
-                                "Deleted {}, the temporary file of a write that never finished"
-                                        + " (last modified {}).",
-                                file.getPath(),
-                                java.time.Instant.ofEpochMilli(file.getModificationTime()));
-                    }
-                }
-            }
+            files = fs.listStatus(folder);
         } catch (FileNotFoundException e) {
-            // no such folder (yet), or it went while being listed
+            return; // no such folder (yet), or it went before it was listed
+        }
+        for (FileStatus file : files) {
+            if (file.isDirectory()) {
+                if (recursive) {
+                    sweep(fs, file.getPath(), true, before, deleted);
+                }
+            } else if (file.getModificationTime() < before
+                    && RenamingFileIO.TEMPORARY_NAME.matcher(file.getPath().getName()).matches()
+                    // false when it vanished since the listing
+                    && fs.delete(file.getPath(), false)) {
+                deleted.add(file.getPath().toString());
+                LOG.info(
+                        "Deleted {}, the temporary file of a write that never finished"
+                                + " (last modified {}).",
+                        file.getPath(),
+                        java.time.Instant.ofEpochMilli(file.getModificationTime()));
+            }
         }
     }
 }

@@ -3,8 +3,9 @@ package io.deltalite.flink.internal.merge.journal;
 import io.deltalite.flink.internal.merge.table.AttemptJournal;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * the lineage: in a streaming job the committer runs from the start, in a batch run the writers run
  * until the committer starts. A job that stops beating (cancelled, killed, its process gone) leaves
  * a heartbeat that ages like its notes.
+ *
+ * <p>A beat that fails (the storage refuses or times out) is tried again after {@link
+ * #retryDelay(Duration)}, a small part of the interval, not a whole interval later: a maintenance
+ * pass allows for a heartbeat about twice the interval old, and a write that failed must not use up
+ * that margin.
  */
 public final class LineageHeartbeat {
     private static final Logger LOG = LoggerFactory.getLogger(LineageHeartbeat.class);
@@ -29,7 +35,14 @@ public final class LineageHeartbeat {
     private final String appId;
     private final String owner;
     private final Duration interval;
+    private final Duration retryDelay;
     private ScheduledExecutorService beats;
+
+    /** When the beats started failing, in {@link System#nanoTime()}; 0 while they succeed. */
+    private long failingSinceNanos;
+
+    /** When a failure was last logged as a warning, in {@link System#nanoTime()}. */
+    private long warnedNanos;
 
     /**
      * @param owner who beats: {@code w<subtask>} for a writer, {@code c} for the committer
@@ -50,6 +63,20 @@ public final class LineageHeartbeat {
             throw new IllegalArgumentException(
                     "The heartbeat interval must be positive, but is " + interval);
         }
+        this.retryDelay = retryDelay(interval);
+    }
+
+    /**
+     * How soon a failed beat is tried again: a sixtieth of the interval, at least a second and at
+     * most a minute, never longer than the interval.
+     */
+    static Duration retryDelay(Duration interval) {
+        Duration part = interval.dividedBy(60);
+        Duration bounded =
+                part.compareTo(Duration.ofSeconds(1)) < 0
+                        ? Duration.ofSeconds(1)
+                        : part.compareTo(Duration.ofMinutes(1)) > 0 ? Duration.ofMinutes(1) : part;
+        return bounded.compareTo(interval) > 0 ? interval : bounded;
     }
 
     /** Beats now and then every interval, until {@link #stop()}; nothing if already beating. */
@@ -57,14 +84,18 @@ public final class LineageHeartbeat {
         if (beats != null) {
             return;
         }
-        beats =
-                Executors.newSingleThreadScheduledExecutor(
+        ScheduledThreadPoolExecutor executor =
+                new ScheduledThreadPoolExecutor(
+                        1,
                         runnable -> {
                             Thread thread = new Thread(runnable, "deltalite-heartbeat-" + owner);
                             thread.setDaemon(true);
                             return thread;
                         });
-        beats.scheduleWithFixedDelay(this::beat, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        // A stop drops the next beat rather than waiting for it.
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        beats = executor;
+        schedule(executor, Duration.ZERO);
     }
 
     /**
@@ -91,12 +122,49 @@ public final class LineageHeartbeat {
         }
     }
 
-    private void beat() {
+    private void schedule(ScheduledExecutorService executor, Duration delay) {
+        try {
+            executor.schedule(
+                    () -> beatAndReschedule(executor), delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopped) {
+            // stopped meanwhile: no more beats
+        }
+    }
+
+    private void beatAndReschedule(ScheduledExecutorService executor) {
+        schedule(executor, beat() ? interval : retryDelay);
+    }
+
+    /** Whether the heartbeat was written. */
+    private boolean beat() {
         try {
             journal.beat(appId, owner, interval);
+            if (failingSinceNanos != 0) {
+                LOG.info(
+                        "The heartbeat of {} for app {} in {} is written again after {} s of"
+                                + " failures.",
+                        owner,
+                        appId,
+                        tableLocation,
+                        (System.nanoTime() - failingSinceNanos) / 1_000_000_000L);
+                failingSinceNanos = 0;
+            }
+            return true;
         } catch (RuntimeException e) {
+            long now = System.nanoTime();
+            if (failingSinceNanos == 0) {
+                failingSinceNanos = now;
+            } else if (now - warnedNanos < interval.toNanos()) {
+                LOG.debug(
+                        "The heartbeat of {} for app {} still fails: {}",
+                        owner,
+                        appId,
+                        e.toString());
+                return false;
+            }
+            warnedNanos = now;
             LOG.warn(
-                    "Could not refresh the heartbeat of {} for app {} in {} ({}); retrying in {}."
+                    "Could not refresh the heartbeat of {} for app {} in {} ({}); retrying every {}."
                             + " Should this last longer than the retention of a maintenance pass"
                             + " (DeltaLiteMaintenance), the pass takes the job for stopped: check"
                             + " that the table location is writable.",
@@ -104,7 +172,8 @@ public final class LineageHeartbeat {
                     appId,
                     tableLocation,
                     e.toString(),
-                    interval);
+                    retryDelay);
+            return false;
         }
     }
 }

@@ -49,6 +49,35 @@ class LineageHeartbeatTest {
     }
 
     @Test
+    void aHeartbeatWhoseWriteFailedIsWrittenAgainLongBeforeItsNextInterval() throws Exception {
+        DeltaTable table = open();
+        // The storage refuses the write: a file stands where the lineage's folder goes.
+        Path folder = dir.resolve("_deltalite/journal/app");
+        Files.createDirectories(folder.getParent());
+        Files.write(folder, new byte[0]);
+        Path file = folder.resolve("w0.heartbeat");
+        Duration interval = Duration.ofMinutes(10);
+        LineageHeartbeat heartbeat =
+                new LineageHeartbeat(table.journal(), dir.toString(), "app", "w0", interval);
+
+        heartbeat.start();
+        try {
+            Thread.sleep(500);
+            System.err.println(
+                    "DEBUG folder is dir "
+                            + Files.isDirectory(folder)
+                            + " regular "
+                            + Files.isRegularFile(folder));
+            assertThat(Files.exists(file)).as("the first beat failed").isFalse();
+            Files.delete(folder);
+            long written = awaitModified(file, -1, Duration.ofSeconds(30));
+            assertThat(written).isPositive();
+        } finally {
+            heartbeat.stop();
+        }
+    }
+
+    @Test
     void removingTheHeartbeatsOfAnEndedLineageLeavesNoFolder() throws Exception {
         DeltaTable table = open();
         table.journal().beat("app", "w0", INTERVAL);
@@ -64,7 +93,11 @@ class LineageHeartbeatTest {
     }
 
     private static long awaitModified(Path file, long after) throws Exception {
-        long deadline = System.nanoTime() + 30_000_000_000L;
+        return awaitModified(file, after, Duration.ofSeconds(30));
+    }
+
+    private static long awaitModified(Path file, long after, Duration patience) throws Exception {
+        long deadline = System.nanoTime() + patience.toNanos();
         while (true) {
             if (Files.exists(file)) {
                 long modified = Files.getLastModifiedTime(file).toMillis();
