@@ -429,6 +429,62 @@ class KeyOnlyDeletesAcrossWritersTest {
         assertThat(staged).allSatisfy(path -> assertThat(table.files().exists(path)).isFalse());
     }
 
+    /**
+     * Orders keyed by region and id, partitioned by region and day: a key-only delete names its
+     * region (a key column) and the null day, and only the partitions of that region can hold its
+     * key. The same id in another region is another row.
+     */
+    private static TableDefinition regionalOrders() {
+        return new TableDefinition(
+                List.of(
+                        new ValueType.Field("region", ValueType.of(Kind.STRING), false),
+                        new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                        new ValueType.Field("day", ValueType.of(Kind.STRING), true),
+                        new ValueType.Field("amount", ValueType.of(Kind.INT), true)),
+                List.of("region", "id"),
+                List.of("region", "day"),
+                Map.of("delta.enableDeletionVectors", "true"));
+    }
+
+    @Test
+    void aKeyOnlyDeleteOfAnAbsentKeyCommitsWhileAnotherWriterInsertsItsIdInAnotherRegion() {
+        MergeOptions options = MergeOptions.DEFAULTS;
+        DeltaTable table =
+                DeltaTable.open(dir.toString(), Map.of(), options, regionalOrders(), true);
+        MergeWriter inserting = writer(table, options, 0);
+        MergeWriter deleting = writer(table, options, 1);
+        inserting.upsert(new Object[] {"us", 5L, "2024-06-02", 50});
+        deleting.delete(new Object[] {"eu", 5L, null, null});
+        List<PartitionWriteResult> results = new ArrayList<>(prepare(inserting, 1));
+        results.addAll(prepare(deleting, 1));
+
+        CommitOutcome outcome = committer(table, options).commit(checkpoint(1, results));
+
+        assertThat(outcome.status()).isEqualTo(CommitOutcome.Status.COMMITTED);
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(
+                        Rows.sorted(List.<Object[]>of(new Object[] {"us", 5L, "2024-06-02", 50})));
+    }
+
+    @Test
+    void aKeyOnlyDeleteOfAnAbsentKeyCommitsWhenAnotherRegionHoldsItsId() {
+        MergeOptions options = MergeOptions.DEFAULTS;
+        DeltaTable table =
+                DeltaTable.open(dir.toString(), Map.of(), options, regionalOrders(), true);
+        MergeWriter writer = writer(table, options, 0);
+        writer.upsert(new Object[] {"us", 5L, "2024-06-02", 50});
+        CheckpointCommitter committer = committer(table, options);
+        committer.commit(checkpoint(1, prepare(writer, 1)));
+
+        writer.delete(new Object[] {"eu", 5L, null, null});
+        CommitOutcome outcome = committer.commit(checkpoint(2, prepare(writer, 2)));
+
+        assertThat(outcome.status()).isEqualTo(CommitOutcome.Status.COMMITTED);
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(
+                        Rows.sorted(List.<Object[]>of(new Object[] {"us", 5L, "2024-06-02", 50})));
+    }
+
     private static byte[] encode(List<PartitionWriteResult> results) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
