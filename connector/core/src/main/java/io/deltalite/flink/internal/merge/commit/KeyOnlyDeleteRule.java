@@ -40,7 +40,8 @@ import java.util.function.Consumer;
  * deletion vector, compaction outputs) comes; the keys are looked up as a merge finds them —
  * statistics, then the key columns — with every deletion vector, new ones too, honoured. The cost
  * is paid only by a commit that has such deletes: a listing of the table's live files and that
- * lookup in every other partition.
+ * lookup in every other partition that agrees with the named one on the partition columns of the
+ * key (only those can hold the same key).
  */
 final class KeyOnlyDeleteRule {
     /** At most this many staged keys are looked up at once. */
@@ -97,7 +98,7 @@ final class KeyOnlyDeleteRule {
             Map<PartitionValues, List<DataFile>> after,
             String checkpoint) {
         for (Map.Entry<PartitionValues, List<DataFile>> other : after.entrySet()) {
-            if (other.getKey().equals(named)) {
+            if (other.getKey().equals(named) || !merger.mayHoldKeysOf(named, other.getKey())) {
                 continue;
             }
             List<DataFile> holding = merger.filesHoldingAny(other.getValue(), keys);

@@ -364,6 +364,23 @@ public final class PartitionMerger {
     }
 
     /**
+     * Whether partition {@code other} can hold a row whose key a delete naming partition {@code
+     * named} carried: only when both agree on every partition column of the primary key. A key is
+     * matched within a partition by its other columns ({@link TableSchema#matchKey()}), so the same
+     * match key in a partition of another value of such a column is another row.
+     */
+    public boolean mayHoldKeysOf(PartitionValues named, PartitionValues other) {
+        List<String> columns = schema.partitionColumns();
+        for (int i = 0; i < columns.size(); i++) {
+            if (schema.primaryKey().contains(columns.get(i))
+                    && !java.util.Objects.equals(named.values().get(i), other.values().get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * The files among {@code files} (of one partition) that hold one of {@code keys}: statistics
      * first, then the exact probe of the key columns, as a merge finds them.
      */

@@ -329,10 +329,11 @@ public final class MergeWriter implements AutoCloseable {
 
     /**
      * Where the merges of one round look up a key-only delete's key that its own partition lacks
-     * ({@link PartitionMerger.KeyHolders}): every other partition this writer knows of — the
-     * table's, its pending checkpoints', its merges of this checkpoint, its buffered changes (of
-     * this round and still buffered) — by buffered upserts, then statistics and an exact probe of
-     * the files as this writer sees them. Another writer's uncommitted changes are not seen.
+     * ({@link PartitionMerger.KeyHolders}): every other partition this writer knows of that may
+     * hold the key ({@link PartitionMerger#mayHoldKeysOf}) — the table's, its pending checkpoints',
+     * its merges of this checkpoint, its buffered changes (of this round and still buffered) — by
+     * buffered upserts, then statistics and an exact probe of the files as this writer sees them.
+     * Another writer's uncommitted changes are not seen.
      */
     private final class KeyHolders implements PartitionMerger.KeyHolders {
         private final TableSnapshot snapshot;
@@ -361,6 +362,7 @@ public final class MergeWriter implements AutoCloseable {
             partitions.addAll(round.keySet());
             partitions.addAll(buffer.partitions());
             partitions.remove(excluded);
+            partitions.removeIf(partition -> !merger.mayHoldKeysOf(excluded, partition));
             for (PartitionValues partition : partitions) {
                 List<RowKey> held = new ArrayList<>();
                 for (PartitionChanges buffered :
