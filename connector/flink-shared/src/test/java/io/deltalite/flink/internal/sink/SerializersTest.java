@@ -85,6 +85,48 @@ class SerializersTest {
                                     "{\"numRecords\":12}")),
                     2400);
 
+    /**
+     * The bytes the release before result layout 5 wrote (commit 78e67c8: committables and write
+     * results of version 5, writer state of version 4), of the same {@link #result()}: each reads
+     * as it was written, with no unmatched key-only deletes. Unlike the cut-down current bytes of
+     * the other tests, these come from that release's own serializers.
+     */
+    @Test
+    void theMessagesAndStateOfThePreviousReleaseReadAsTheyWereWritten() throws IOException {
+        PartitionWriteResult result = result();
+
+        assertThat(
+                        new Serializers.CommittableSerializer()
+                                .deserialize(5, previousRelease("committable-v5")))
+                .isEqualTo(new CheckpointResults("orders-job-nonce", 12, List.of(result), true));
+        assertThat(
+                        new Serializers.WriteResultSerializer()
+                                .deserialize(5, previousRelease("writeresult-v5")))
+                .isEqualTo(new WriteResult("orders-job-nonce", List.of(result), true));
+        assertThat(
+                        new Serializers.WriterStateSerializer()
+                                .deserialize(4, previousRelease("writerstate-v4")))
+                .isEqualTo(
+                        new WriterState(
+                                List.of(
+                                        new PendingCheckpoint(
+                                                "orders-job-nonce",
+                                                12,
+                                                AttemptJournal.writer(3),
+                                                List.of(result)))));
+        assertThat(result.unmatchedKeyOnlyDeletes()).isEqualTo(DeletedKeys.NONE);
+    }
+
+    private static byte[] previousRelease(String name) throws IOException {
+        try (java.io.InputStream in =
+                SerializersTest.class.getResourceAsStream("/serializers/before-layout-5/" + name)) {
+            if (in == null) {
+                throw new IOException("test resource serializers/before-layout-5/" + name);
+            }
+            return in.readAllBytes();
+        }
+    }
+
     private static PartitionWriteResult result() {
         return resultWithoutCompaction().withCompaction(COMPACTION, 5, 3);
     }
