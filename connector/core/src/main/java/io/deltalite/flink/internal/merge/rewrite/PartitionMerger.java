@@ -371,6 +371,9 @@ public final class PartitionMerger {
      */
     public boolean mayHoldKeysOf(PartitionValues named, PartitionValues other) {
         List<String> columns = schema.partitionColumns();
+        if (named.values().size() != columns.size() || other.values().size() != columns.size()) {
+            return true; // not of this partitioning: looked up, as before
+        }
         for (int i = 0; i < columns.size(); i++) {
             if (schema.primaryKey().contains(columns.get(i))
                     && !java.util.Objects.equals(named.values().get(i), other.values().get(i))) {
