@@ -467,6 +467,26 @@ class KeyOnlyDeletesAcrossWritersTest {
     }
 
     @Test
+    void aKeyOnlyDeleteOfARowAnotherWriterInsertsInItsRegionFailsTheCommit() {
+        MergeOptions options = MergeOptions.DEFAULTS;
+        DeltaTable table =
+                DeltaTable.open(dir.toString(), Map.of(), options, regionalOrders(), true);
+        MergeWriter inserting = writer(table, options, 0);
+        MergeWriter deleting = writer(table, options, 1);
+        inserting.upsert(new Object[] {"us", 5L, "2024-06-02", 50});
+        inserting.upsert(new Object[] {"eu", 5L, "2024-06-03", 60});
+        deleting.delete(new Object[] {"eu", 5L, null, null});
+        List<PartitionWriteResult> results = new ArrayList<>(prepare(inserting, 1));
+        results.addAll(prepare(deleting, 1));
+
+        assertThatThrownBy(() -> committer(table, options).commit(checkpoint(1, results)))
+                .isInstanceOf(DeltaLiteInvalidInputException.class)
+                .hasMessageContaining("names partition region='eu'/day=null")
+                .hasMessageContaining("partition region='eu'/day='2024-06-03' holds that key");
+        assertThat(KernelTableReader.readAll(dir.toString())).isEmpty();
+    }
+
+    @Test
     void aKeyOnlyDeleteOfAnAbsentKeyDeletesNothingWhenAnotherRegionHoldsItsId() {
         MergeOptions options = MergeOptions.DEFAULTS;
         DeltaTable table =
