@@ -34,6 +34,7 @@ class BatchShapeParityTest {
     @TempDir Path dir;
 
     @Test
+    @GeneratedScenario
     void emptyBatchesMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -67,6 +68,7 @@ class BatchShapeParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void replacingEveryRowMatchesMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -113,6 +115,7 @@ class BatchShapeParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void batchesSpanningManyRowGroupsMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(

@@ -40,6 +40,7 @@ class KeyParityTest {
     @TempDir Path dir;
 
     @Test
+    @GeneratedScenario
     void compositeKeysMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -79,6 +80,7 @@ class KeyParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void nullKeysMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -118,6 +120,7 @@ class KeyParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void lastChangeOfAKeyInABatchWinsLikeMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -167,6 +170,7 @@ class KeyParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void deletesOfMissingKeysMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(

@@ -36,6 +36,7 @@ class PartitioningParityTest {
     @TempDir Path dir;
 
     @Test
+    @GeneratedScenario
     void partitionedTableMatchesMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -77,6 +78,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void unpartitionedTableMatchesMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -110,6 +112,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void keysChangingPartitionMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -156,6 +159,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void newPartitionsMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -200,6 +204,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void manyPartitionsMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -240,6 +245,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void hostilePartitionValuesMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(

@@ -76,6 +76,7 @@ class ValueParityTest {
     @TempDir Path dir;
 
     @Test
+    @GeneratedScenario
     void wideDecimalsMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -138,6 +139,7 @@ class ValueParityTest {
     }
 
     @Test
+    @GeneratedScenario
     void nestedValuesMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(

@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +43,7 @@ class PostgresMirrorExampleTest {
                                     "password", "postgres",
                                     "path", table.toString()));
             try {
-                awaitRows(table, 200);
+                awaitTable(table, job, postgres, "the snapshot of 200 rows");
                 try (Connection db = postgres.getPostgresDatabase().getConnection();
                         Statement sql = db.createStatement()) {
                     sql.execute(
@@ -50,18 +51,10 @@ class PostgresMirrorExampleTest {
                     sql.execute("DELETE FROM orders WHERE id > 190");
                     sql.execute("INSERT INTO orders VALUES (500, '2024-06-09', 5, 'new')");
                 }
-                awaitRows(table, 191);
-                long deadline = System.nanoTime() + 120_000_000_000L;
-                while (!sorted(TableReadBack.readRows(table.toString()))
-                                .equals(sorted(databaseRows(postgres)))
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(300);
-                }
+                awaitTable(table, job, postgres, "the changes after the snapshot");
             } finally {
                 job.cancel().get();
             }
-            assertThat(sorted(TableReadBack.readRows(table.toString())))
-                    .isEqualTo(sorted(databaseRows(postgres)));
         }
     }
 
@@ -73,15 +66,46 @@ class PostgresMirrorExampleTest {
                 .containsEntry("path", "/t");
     }
 
-    private static void awaitRows(Path table, int rows) throws Exception {
+    /**
+     * Waits until the table holds the database's rows. Fails at once if the job ends (with the
+     * job's own failure), and after two minutes with what the table and the database hold.
+     */
+    private static void awaitTable(
+            Path table, JobClient job, EmbeddedPostgres postgres, String what) throws Exception {
         long deadline = System.nanoTime() + 120_000_000_000L;
+        List<String> rows = List.of();
+        List<String> expected = sorted(databaseRows(postgres));
         while (System.nanoTime() < deadline) {
-            if (table.resolve("_delta_log/00000000000000000000.json").toFile().isFile()
-                    && TableReadBack.readRows(table.toString()).size() == rows) {
-                return;
+            JobStatus status = job.getJobStatus().get();
+            if (status.isTerminalState()) {
+                Throwable failure = null;
+                try {
+                    job.getJobExecutionResult().get();
+                } catch (Exception e) {
+                    failure = e;
+                }
+                throw new AssertionError(
+                        "The mirror job ended ("
+                                + status
+                                + ") before the table at "
+                                + table
+                                + " held "
+                                + what,
+                        failure);
+            }
+            if (table.resolve("_delta_log/00000000000000000000.json").toFile().isFile()) {
+                rows = sorted(TableReadBack.readRows(table.toString()));
+                if (rows.equals(expected)) {
+                    return;
+                }
             }
             Thread.sleep(300);
         }
+        assertThat(rows)
+                .as(
+                        "rows of the table at %s two minutes after the job started to mirror %s",
+                        table, what)
+                .isEqualTo(expected);
     }
 
     private static List<Object[]> databaseRows(EmbeddedPostgres postgres) throws Exception {

@@ -59,11 +59,12 @@ class S3StoreFaultsITCase {
     @Test
     void throttlingIsRetriedAndEachCheckpointCommitsOnce() throws Exception {
         AtomicInteger seen = new AtomicInteger();
-        // Once the job runs: every third request is throttled, 100 times.
+        // Once the job runs: every third request is throttled, 40 times (each costs the
+        // client's back-off, about a third of a second here).
         AtomicInteger throttled = new AtomicInteger();
         runThroughFault(
                 (method, uri) ->
-                        seen.incrementAndGet() % 3 == 0 && throttled.incrementAndGet() <= 100
+                        seen.incrementAndGet() % 3 == 0 && throttled.incrementAndGet() <= 40
                                 ? Answer.slowDown()
                                 : null);
         assertThat(throttled.get()).as("requests throttled").isGreaterThan(20);
