@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +15,8 @@ import org.junit.jupiter.api.Test;
  * BENCHMARKS.md section 11 at full scale (about an hour per repetition on 2 cores). Sizes are
  * system properties: {@code bench.bulk}, {@code bench.changes}, {@code bench.events}, {@code
  * bench.rate}, {@code bench.rateSeconds}, {@code bench.repetitions}, {@code bench.systems}
- * (comma-separated {@link PeerSystem} names), {@code bench.dir}.
+ * (comma-separated {@link PeerSystem} names), {@code bench.workloads} (comma-separated {@link
+ * PeerBenchmarkRunner.Workload} names, all by default), {@code bench.dir}.
  */
 @Tag("benchmark")
 class PeerBenchmark {
@@ -32,7 +34,7 @@ class PeerBenchmark {
                         Long.getLong("bench.checkpointMillis", 10_000),
                         Integer.getInteger("bench.parallelism", 2),
                         Integer.getInteger("bench.repetitions", 3),
-                        EnumSet.allOf(PeerBenchmarkRunner.Workload.class));
+                        workloads());
         List<PeerSystem> systems =
                 System.getProperty("bench.systems", "").isBlank()
                         ? List.of(PeerSystem.values())
@@ -52,5 +54,18 @@ class PeerBenchmark {
         Files.writeString(dir.resolve("peers-report.md"), report);
         System.out.println(report);
         assertThat(report).contains(PeerBenchmarkRunner.Workload.CDC.title);
+    }
+
+    private static Set<PeerBenchmarkRunner.Workload> workloads() {
+        String names = System.getProperty("bench.workloads", "");
+        if (names.isBlank()) {
+            return EnumSet.allOf(PeerBenchmarkRunner.Workload.class);
+        }
+        Set<PeerBenchmarkRunner.Workload> workloads =
+                EnumSet.noneOf(PeerBenchmarkRunner.Workload.class);
+        for (String name : names.split(",")) {
+            workloads.add(PeerBenchmarkRunner.Workload.valueOf(name.trim()));
+        }
+        return workloads;
     }
 }

@@ -35,8 +35,13 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <pre>
  * mvn -B -ntp -pl connector/core test -Dtest=KeyIndexBenchmark -Dsurefire.excludedGroups= \
- *     [-Dbench.rows=5000000] [-Dbench.updates=10000] [-Dbench.checkpoints=10] [-Dbench.file-mb=32]
+ *     [-Dbench.rows=5000000] [-Dbench.updates=10000] [-Dbench.checkpoints=10] [-Dbench.file-mb=32] \
+ *     [-Dbench.partitions=1] [-Dbench.modes=off,on]
  * </pre>
+ *
+ * With {@code bench.partitions} N above 1 the table has a fourth column {@code bucket INT = id % N}
+ * and is partitioned by it, so that each partition's index is charged on its own against the budget
+ * (a partition whose index would pass it is refused and probed: the report counts those fallbacks).
  */
 class KeyIndexBenchmark {
     private static final TableDefinition ORDERS =
@@ -50,12 +55,20 @@ class KeyIndexBenchmark {
                     List.of(),
                     Map.of("delta.enableDeletionVectors", "true"));
 
+    private static TableDefinition bucketed() {
+        List<ValueType.Field> fields = new ArrayList<>(ORDERS.columns());
+        fields.add(new ValueType.Field("bucket", ValueType.of(ValueType.Kind.INT), false));
+        return new TableDefinition(
+                fields, List.of("id"), List.of("bucket"), ORDERS.tableProperties());
+    }
+
     @TempDir Path dir;
 
     /** A tiny run in every build, so that the benchmark keeps working. */
     @Test
     void aTinyRunMeasuresBothWays() throws IOException {
-        Map<KeyIndexMode, Result> results = measure(20_000, 500, 3, 1);
+        Map<KeyIndexMode, Result> results =
+                measure(20_000, 500, 3, 1, 1, List.of(KeyIndexMode.OFF, KeyIndexMode.ON));
         assertThat(results.get(KeyIndexMode.ON).index().hits()).isPositive();
         assertThat(results.get(KeyIndexMode.OFF).index()).isNull();
     }
@@ -67,42 +80,66 @@ class KeyIndexBenchmark {
         int updates = Integer.getInteger("bench.updates", 10_000);
         int checkpoints = Integer.getInteger("bench.checkpoints", 10);
         int fileMb = Integer.getInteger("bench.file-mb", 32);
-        Map<KeyIndexMode, Result> results = measure(rows, updates, checkpoints, fileMb);
+        int partitions = Integer.getInteger("bench.partitions", 1);
+        List<KeyIndexMode> modes = new ArrayList<>();
+        for (String mode : System.getProperty("bench.modes", "off,on").split(",")) {
+            modes.add(KeyIndexMode.valueOf(mode.trim().toUpperCase(java.util.Locale.ROOT)));
+        }
+        Map<KeyIndexMode, Result> results =
+                measure(rows, updates, checkpoints, fileMb, partitions, modes);
         StringBuilder report = new StringBuilder();
         report.append(
                 String.format(
                         "%n%,d rows, %d checkpoints of %,d updates of random ids, deletion"
-                                + " vectors, files of %d MiB%n%n",
-                        rows, checkpoints, updates, fileMb));
+                                + " vectors, files of %d MiB, %d partition(s), heap %,d MiB%n%n",
+                        rows,
+                        checkpoints,
+                        updates,
+                        fileMb,
+                        partitions,
+                        Runtime.getRuntime().maxMemory() >> 20));
         report.append(
                 "| key index | checkpoint ms (min / median / max) | first checkpoint ms |"
-                        + " index bytes per key | first build rows/s |\n"
-                        + "| --- | --- | --- | --- | --- |\n");
+                        + " index bytes per key | first build rows/s | keys indexed |"
+                        + " index MiB | partitions refused (fallbacks) |\n"
+                        + "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (Map.Entry<KeyIndexMode, Result> entry : results.entrySet()) {
             Result result = entry.getValue();
             KeyIndex.Stats index = result.index();
             report.append(
                     String.format(
-                            "| %s | %s | %,d | %s | %s |%n",
+                            "| %s | %s | %,d | %s | %s | %s | %s | %s |%n",
                             entry.getKey(),
                             stat(result.checkpointMillis()),
                             result.firstMillis(),
                             index == null
                                     ? "–"
                                     : String.format(
-                                            "%.1f", (double) index.memoryBytes() / index.keys()),
+                                            "%.1f",
+                                            (double) index.memoryBytes()
+                                                    / Math.max(1, index.keys())),
                             index == null || index.readMillis() == 0
                                     ? "–"
                                     : String.format(
-                                            "%,d", index.rowsRead() * 1000 / index.readMillis())));
+                                            "%,d", index.rowsRead() * 1000 / index.readMillis()),
+                            index == null ? "–" : String.format("%,d", index.keys()),
+                            index == null ? "–" : String.valueOf(index.memoryBytes() >> 20),
+                            index == null ? "–" : String.valueOf(index.fallbacks())));
         }
         System.out.println(report);
     }
 
     record Result(long firstMillis, List<Long> checkpointMillis, KeyIndex.Stats index) {}
 
-    private Map<KeyIndexMode, Result> measure(int rows, int updates, int checkpoints, int fileMb)
+    private Map<KeyIndexMode, Result> measure(
+            int rows,
+            int updates,
+            int checkpoints,
+            int fileMb,
+            int partitions,
+            List<KeyIndexMode> modes)
             throws IOException {
+        TableDefinition definition = partitions > 1 ? bucketed() : ORDERS;
         Path seed = dir.resolve("seed");
         MergeOptions options =
                 MergeOptions.DEFAULTS
@@ -110,28 +147,28 @@ class KeyIndexBenchmark {
                         .withMaxBufferedBytes(1L << 30)
                         .withTargetFileSizeBytes((long) fileMb << 20)
                         .withCompaction(CompactionOptions.DISABLED);
-        try (UpsertHarness harness = UpsertHarness.open(seed.toString(), ORDERS, options)) {
+        try (UpsertHarness harness = UpsertHarness.open(seed.toString(), definition, options)) {
             Random random = new Random(1);
             for (long id = 0; id < rows; id++) {
-                harness.upsert(id, random.nextLong(), "note-" + (id % 977));
-                if ((id + 1) % 1_000_000 == 0) {
+                upsert(harness, partitions, id, random.nextLong(), "note-" + (id % 977));
+                if ((id + 1) % (1_000_000L * partitions) == 0) {
                     harness.commit();
                 }
             }
             harness.commit();
         }
         Map<KeyIndexMode, Result> results = new java.util.EnumMap<>(KeyIndexMode.class);
-        for (KeyIndexMode mode : List.of(KeyIndexMode.OFF, KeyIndexMode.ON)) {
+        for (KeyIndexMode mode : modes) {
             Path copy = dir.resolve(mode.name());
             copyTree(seed, copy);
             MergeOptions indexed = options.withKeyIndex(new KeyIndexOptions(mode, 4L << 30, false));
             try (UpsertHarness harness =
-                    UpsertHarness.open(copy.toString(), ORDERS, indexed, "bench")) {
+                    UpsertHarness.open(copy.toString(), definition, indexed, "bench")) {
                 Random random = new Random(2);
-                long first = timed(harness, random, rows, updates);
+                long first = timed(harness, random, rows, updates, partitions);
                 List<Long> millis = new ArrayList<>();
                 for (int checkpoint = 0; checkpoint < checkpoints; checkpoint++) {
-                    millis.add(timed(harness, random, rows, updates));
+                    millis.add(timed(harness, random, rows, updates, partitions));
                 }
                 KeyIndex index = harness.writer().keyIndex();
                 results.put(mode, new Result(first, millis, index == null ? null : index.stats()));
@@ -140,10 +177,20 @@ class KeyIndexBenchmark {
         return results;
     }
 
-    private static long timed(UpsertHarness harness, Random random, int rows, int updates) {
+    private static void upsert(
+            UpsertHarness harness, int partitions, long id, long amount, String note) {
+        if (partitions > 1) {
+            harness.upsert(id, amount, note, (int) (id % partitions));
+        } else {
+            harness.upsert(id, amount, note);
+        }
+    }
+
+    private static long timed(
+            UpsertHarness harness, Random random, int rows, int updates, int partitions) {
         long start = System.nanoTime();
         for (int i = 0; i < updates; i++) {
-            harness.upsert((long) random.nextInt(rows), random.nextLong(), "updated");
+            upsert(harness, partitions, random.nextInt(rows), random.nextLong(), "updated");
         }
         harness.commit();
         return (System.nanoTime() - start) / 1_000_000;
