@@ -27,8 +27,8 @@ import org.apache.spark.sql.types.StructType;
  * with the tables compared after every batch. deltalite writes three tables, one copy-on-write, one
  * with deletion vectors, and one with deletion vectors by four writers distributed by key ({@link
  * KeyedWriters}), so every scenario checks both write modes and the shared partitions against the
- * same MERGE. Each writer keeps a key index from its first merge and validates it against the
- * exact probe at every merge ({@code key-index = on}, {@code key-index.validate}).
+ * same MERGE. Each writer keeps a key index from its first merge and validates it against the exact
+ * probe at every merge ({@code key-index = on}, {@code key-index.validate}).
  *
  * <p>The comparison is of logical content: the schema and partition columns as Spark sees them, and
  * the multiset of rows, read by two independent readers (Spark, and Kernel through {@link
