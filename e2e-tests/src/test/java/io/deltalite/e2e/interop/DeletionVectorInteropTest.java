@@ -65,12 +65,21 @@ class DeletionVectorInteropTest {
     private static final String VERIFY_CHECKSUMS =
             "spark.databricks.delta.incremental.commit.verify";
 
-    /** Without compaction, which would fold full tiers of these files instead of marking. */
+    /**
+     * Without compaction, which would fold full tiers of these files instead of marking; with the
+     * key index from the first merge, validated at every merge against the exact probe: Spark's
+     * DELETE, UPDATE, MERGE, OPTIMIZE and VACUUM between two commits of one writer are each a way
+     * its index could go stale.
+     */
     private static final MergeOptions VECTORS =
             MergeOptions.DEFAULTS
                     .withWriteMode(WriteMode.DELETION_VECTORS)
                     .withCompaction(
-                            io.deltalite.flink.internal.merge.options.CompactionOptions.DISABLED);
+                            io.deltalite.flink.internal.merge.options.CompactionOptions.DISABLED)
+                    .withKeyIndex(
+                            io.deltalite.flink.internal.merge.options.KeyIndexOptions.DEFAULTS
+                                    .withMode(io.deltalite.flink.sink.KeyIndexMode.ON)
+                                    .withValidate(true));
 
     @TempDir Path dir;
 

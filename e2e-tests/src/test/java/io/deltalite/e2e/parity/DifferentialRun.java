@@ -8,6 +8,7 @@ import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.internal.merge.commit.CommitOutcome;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
@@ -26,7 +27,8 @@ import org.apache.spark.sql.types.StructType;
  * with the tables compared after every batch. deltalite writes three tables, one copy-on-write, one
  * with deletion vectors, and one with deletion vectors by four writers distributed by key ({@link
  * KeyedWriters}), so every scenario checks both write modes and the shared partitions against the
- * same MERGE.
+ * same MERGE. Each writer keeps a key index from its first merge and validates it against the exact
+ * probe at every merge ({@code key-index = on}, {@code key-index.validate}).
  *
  * <p>The comparison is of logical content: the schema and partition columns as Spark sees them, and
  * the multiset of rows, read by two independent readers (Spark, and Kernel through {@link
@@ -78,7 +80,12 @@ final class DifferentialRun implements AutoCloseable {
      * Spark's {@code CREATE TABLE} of the same columns and partitioning.
      */
     static DifferentialRun start(
-            String scenario, Path dir, TableDefinition table, MergeOptions options) {
+            String scenario, Path dir, TableDefinition table, MergeOptions scenarioOptions) {
+        // Every writer indexes its keys from the first merge and validates the index against the
+        // exact probe at every merge: a stale index fails the run where it went wrong.
+        MergeOptions options =
+                scenarioOptions.withKeyIndex(
+                        scenarioOptions.keyIndex().withMode(KeyIndexMode.ON).withValidate(true));
         String deltalitePath = dir.resolve("deltalite").toString();
         UpsertHarness deltalite =
                 UpsertHarness.open(

@@ -28,7 +28,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * files are written but before it completes, before the Delta commit, after the Delta commit but
  * before the committer returns — makes the job restart; the table still ends equal to the model and
  * no checkpoint is committed twice. Both write modes: the table the sink creates allows deletion
- * vectors, so the default ({@code auto}) marks rows with them; {@code copy-on-write} rewrites.
+ * vectors, so the default ({@code auto}) marks rows with them; {@code copy-on-write} rewrites. The
+ * writers keep the key index from their first merge and validate it at every merge against the
+ * exact probe ({@code key-index = on}, {@code key-index.validate}): an index that a restart, a
+ * re-merge or a compaction left stale fails the job.
  */
 class DeltaLiteFailureITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
@@ -84,6 +87,9 @@ class DeltaLiteFailureITCase {
                         // Small enough that writers also merge between checkpoints.
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("96kb"))
                         .option(DeltaLiteOptions.WRITE_MODE, mode.toString())
+                        .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
+                        // Every merge also runs the exact probe: an index gone stale fails the job.
+                        .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                         // With few keys files stay tiny: none small, so that they get vectors.
                         .option(
                                 DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE,

@@ -76,6 +76,9 @@ class DeltaLiteSoakITCase {
                         .partitionKey("day")
                         .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("256kb"))
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("1mb"))
+                        .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
+                        // Every merge also runs the exact probe: an index gone stale fails the job.
+                        .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                         .build(),
                 4);
         env.execute("soak");

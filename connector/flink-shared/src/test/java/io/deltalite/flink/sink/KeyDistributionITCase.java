@@ -35,7 +35,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Distribution {@code key}: every writer shares each partition — a single-partition table, an
  * unpartitioned one, and keys moving between partitions — and the table still ends equal to the
  * model of the changelog, each checkpoint committed once, at every parallelism, after a failure at
- * each point of the sink's life, and across restores at other parallelisms.
+ * each point of the sink's life, and across restores at other parallelisms — with the key index
+ * from the first merge, validated at every merge against the exact probe, so that a writer whose
+ * index does not cover the keys it owns after a restore or a rescale fails the job.
  */
 class KeyDistributionITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
@@ -186,6 +188,9 @@ class KeyDistributionITCase {
                         .primaryKey(script.primaryKey())
                         .option(DeltaLiteOptions.DISTRIBUTION, Distribution.KEY.toString())
                         .option(DeltaLiteOptions.WRITE_MODE, mode.toString())
+                        .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
+                        // Every merge also runs the exact probe: an index gone stale fails the job.
+                        .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                         .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("64kb"))
                         // Small enough that writers also merge between checkpoints.
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("96kb"))

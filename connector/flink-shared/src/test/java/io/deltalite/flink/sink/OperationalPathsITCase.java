@@ -198,6 +198,9 @@ class OperationalPathsITCase {
                 .primaryKey(script.primaryKey())
                 .partitionKey("day")
                 .appId("orders")
+                .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
+                // Every merge also runs the exact probe: an index gone stale fails the job.
+                .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                 .build();
     }
 
@@ -207,6 +210,9 @@ class OperationalPathsITCase {
                 .primaryKey(script.primaryKey())
                 .partitionKey("day")
                 .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("64kb"))
+                .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
+                // Every merge also runs the exact probe: an index gone stale fails the job.
+                .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                 .build();
     }
 }

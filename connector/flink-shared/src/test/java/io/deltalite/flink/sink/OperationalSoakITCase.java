@@ -57,7 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
  * waits to resume from a savepoint — removing what cancelled jobs left. After the run: the table
  * equals the model, every file it references exists, every transaction id is committed once, and
  * every data file no version references is noted in the journal of a job that did not finish; once
- * every job has ended, a last pass removes them all and leaves no note behind.
+ * every job has ended, a last pass removes them all and leaves no note behind. The jobs keep the
+ * key index from the first merge and validate it at every merge against the exact probe.
  *
  * <p>In the default build it runs for {@code soak.seconds} = 35; the long run is
  *
@@ -285,7 +286,10 @@ class OperationalSoakITCase {
                         .partitionKey("day")
                         .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("128kb"))
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("256kb"))
-                        .option(DeltaLiteOptions.HEARTBEAT_INTERVAL, HEARTBEAT_INTERVAL);
+                        .option(DeltaLiteOptions.HEARTBEAT_INTERVAL, HEARTBEAT_INTERVAL)
+                        .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
+                        // Every merge also runs the exact probe: an index gone stale fails the job.
+                        .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true);
         if (fixedAppId) {
             sink.appId("soak");
         }
