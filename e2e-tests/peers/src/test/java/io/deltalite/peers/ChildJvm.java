@@ -68,6 +68,11 @@ final class ChildJvm {
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("-Xmx" + heap);
             command.addAll(JVM_FLAGS);
+            // For profiling (a flight recording, say); empty in every published run.
+            String extra = System.getProperty("bench.childFlags", "").trim();
+            if (!extra.isEmpty()) {
+                command.addAll(List.of(extra.split("\\s+")));
+            }
             command.add("-cp");
             command.add(
                     classes

@@ -3,6 +3,7 @@ package io.deltalite.peers;
 import io.deltalite.flink.sink.DeltaLiteOptions;
 import io.deltalite.flink.sink.DeltaLiteSink;
 import io.deltalite.flink.sink.DeltaLiteSinkBuilder;
+import io.deltalite.flink.sink.Distribution;
 import io.deltalite.flink.sink.WriteMode;
 import java.nio.file.Path;
 import java.util.Map;
@@ -10,15 +11,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 
-/** deltalite with its defaults, in one write mode; the sink creates the table. */
+/** deltalite with its defaults but for the write mode and distribution; the sink creates the table. */
 final class DeltaLiteTarget implements Target {
     /** Commit times reported by the sink's listener (the mini cluster runs in this JVM). */
     private static final Map<Long, Long> COMMITTED = new ConcurrentHashMap<>();
 
     private final WriteMode mode;
+    private final Distribution distribution;
 
-    DeltaLiteTarget(WriteMode mode) {
+    DeltaLiteTarget(WriteMode mode, Distribution distribution) {
         this.mode = mode;
+        this.distribution = distribution;
     }
 
     @Override
@@ -31,6 +34,7 @@ final class DeltaLiteTarget implements Target {
                 DeltaLiteSink.forTable(table.toString())
                         .rowType(ROW_TYPE)
                         .option(DeltaLiteOptions.WRITE_MODE, mode.toString())
+                        .option(DeltaLiteOptions.DISTRIBUTION, distribution.toString())
                         .commitListener(
                                 (checkpoint, stats, millis) ->
                                         COMMITTED.put(checkpoint, System.currentTimeMillis()));

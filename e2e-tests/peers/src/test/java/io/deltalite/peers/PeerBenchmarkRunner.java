@@ -85,7 +85,10 @@ final class PeerBenchmarkRunner {
     private final List<PeerSystem> systems;
     private final ChildJvm jvm;
     private Set<PeerSystem> readWithSpark =
-            EnumSet.of(PeerSystem.DELTALITE_COPY_ON_WRITE, PeerSystem.DELTALITE_DELETION_VECTORS);
+            EnumSet.of(
+                    PeerSystem.DELTALITE_COPY_ON_WRITE,
+                    PeerSystem.DELTALITE_DELETION_VECTORS,
+                    PeerSystem.DELTALITE_DELETION_VECTORS_BY_KEY);
     private final Map<Workload, List<Run>> runs = new EnumMap<>(Workload.class);
 
     PeerBenchmarkRunner(Path work, Scale scale, List<PeerSystem> systems, ChildJvm jvm) {

@@ -58,8 +58,54 @@ public final class SinkTopology {
         }
         List<String> partitionColumns =
                 config.tablePartitionColumns().orElse(config.definition().partitionColumns());
+        refuseUnalignedCheckpointsAcrossPartitionWriters(
+                config,
+                partitionColumns,
+                input.getExecutionEnvironment()
+                        .getCheckpointConfig()
+                        .isUnalignedCheckpointsEnabled());
         return input.keyBy(
                 new ColumnValuesKeySelector(config.rowType(), partitionColumns, "Partition"));
+    }
+
+    /**
+     * Refuses unaligned checkpoints where the two halves of one change can reach two writers. A
+     * barrier may overtake records still in flight to a writer; the writer then handles them in its
+     * next checkpoint, while what the same source sent to the other writers before the barrier
+     * lands in this one. Distributed by partition, with a partition column outside the primary key,
+     * an update that moves its row (the delete to one partition's writer, the insert to another's)
+     * and a key-only delete (to the null partition's writer) of a row another writer inserts are
+     * such halves: one version would show the key twice or not at all, and a key-only delete
+     * committed before the insert it follows would leave the row for good. Distributed by key, all
+     * changes of a key share one channel and stay in order; with the partition inside the key, a
+     * key never changes writer.
+     */
+    static void refuseUnalignedCheckpointsAcrossPartitionWriters(
+            SinkConfig config, List<String> partitionColumns, boolean unalignedCheckpoints) {
+        List<String> primaryKey = config.definition().primaryKey();
+        if (!unalignedCheckpoints || primaryKey.isEmpty()) {
+            return;
+        }
+        List<String> outsideTheKey =
+                partitionColumns.stream()
+                        .filter(column -> primaryKey.stream().noneMatch(column::equalsIgnoreCase))
+                        .toList();
+        if (outsideTheKey.isEmpty()) {
+            return;
+        }
+        throw new IllegalStateException(
+                String.format(
+                        "The deltalite sink for %s cannot run with unaligned checkpoints while it"
+                                + " is distributed by partition: the table is partitioned by %s,"
+                                + " which the primary key %s does not include, so an update that"
+                                + " moves a row to another partition, or a delete that carries"
+                                + " only its key, reaches two writers, and unaligned checkpoints"
+                                + " may commit its two halves in two versions (the key twice or"
+                                + " missing in between, or a deleted row left in the table). Set"
+                                + " 'distribution' = 'key' (all changes of a key then go to one"
+                                + " writer, in order), or turn unaligned checkpoints off for this"
+                                + " job (execution.checkpointing.unaligned.enabled: false).",
+                        config.location(), outsideTheKey, primaryKey));
     }
 
     /** The key of a record when the sink is distributed by key. */
