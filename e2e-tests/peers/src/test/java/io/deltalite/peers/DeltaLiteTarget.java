@@ -11,7 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 
-/** deltalite with its defaults but for the write mode and distribution; the sink creates the table. */
+/**
+ * deltalite with its defaults but for the write mode and distribution; the sink creates the table.
+ */
 final class DeltaLiteTarget implements Target {
     /** Commit times reported by the sink's listener (the mini cluster runs in this JVM). */
     private static final Map<Long, Long> COMMITTED = new ConcurrentHashMap<>();
@@ -38,6 +40,19 @@ final class DeltaLiteTarget implements Target {
                         .commitListener(
                                 (checkpoint, stats, millis) ->
                                         COMMITTED.put(checkpoint, System.currentTimeMillis()));
+        // Options to try against the defaults (k=v;k=v, given to the child JVM through
+        // bench.childFlags as -Dbench.deltaliteOptions=...); empty in every published run
+        // unless its section says otherwise.
+        for (String option : System.getProperty("bench.deltaliteOptions", "").split(";")) {
+            if (!option.isBlank()) {
+                String[] keyValue = option.split("=", 2);
+                builder.option(
+                        org.apache.flink.configuration.ConfigOptions.key(keyValue[0].trim())
+                                .stringType()
+                                .noDefaultValue(),
+                        keyValue[1].trim());
+            }
+        }
         if (partitionedByDay) {
             builder.primaryKey("day", "id").partitionKey("day");
         } else {
@@ -47,7 +62,7 @@ final class DeltaLiteTarget implements Target {
     }
 
     @Override
-    public Map<Long, Long> commitTimes(Path table) {
+    public Map<Long, Long> commitTimes(Path table, long jobStartMillis) {
         return Map.copyOf(COMMITTED);
     }
 }

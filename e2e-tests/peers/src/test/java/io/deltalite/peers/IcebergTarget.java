@@ -65,12 +65,12 @@ final class IcebergTarget implements Target {
     }
 
     @Override
-    public Map<Long, Long> commitTimes(Path table) {
+    public Map<Long, Long> commitTimes(Path table, long jobStartMillis) {
         Table loaded = load(table);
         Map<Long, Long> committed = new TreeMap<>();
         for (Snapshot snapshot : loaded.snapshots()) {
             String checkpoint = snapshot.summary().get("flink.max-committed-checkpoint-id");
-            if (checkpoint != null) {
+            if (checkpoint != null && snapshot.timestampMillis() >= jobStartMillis) {
                 committed.merge(Long.parseLong(checkpoint), snapshot.timestampMillis(), Math::min);
             }
         }

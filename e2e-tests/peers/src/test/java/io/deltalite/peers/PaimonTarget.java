@@ -61,14 +61,16 @@ final class PaimonTarget implements Target {
     }
 
     @Override
-    public Map<Long, Long> commitTimes(Path warehouse) throws Exception {
+    public Map<Long, Long> commitTimes(Path warehouse, long jobStartMillis) throws Exception {
         Map<Long, Long> committed = new TreeMap<>();
         Iterator<Snapshot> snapshots = table(warehouse).snapshotManager().snapshots();
         while (snapshots.hasNext()) {
             Snapshot snapshot = snapshots.next();
             // An APPEND snapshot makes a checkpoint's rows visible; a COMPACT one of the same
             // checkpoint follows it.
-            committed.merge(snapshot.commitIdentifier(), snapshot.timeMillis(), Math::min);
+            if (snapshot.timeMillis() >= jobStartMillis) {
+                committed.merge(snapshot.commitIdentifier(), snapshot.timeMillis(), Math::min);
+            }
         }
         return committed;
     }

@@ -11,7 +11,8 @@ enum PeerSystem {
      * Deletion vectors with the option that spreads one partition over every writer: an
      * unpartitioned table is one partition, so by default one writer of the two does its work.
      */
-    DELTALITE_DELETION_VECTORS_BY_KEY("deltalite deletion vectors, distribution = key", "deltalite"),
+    DELTALITE_DELETION_VECTORS_BY_KEY(
+            "deltalite deletion vectors, distribution = key", "deltalite"),
     ICEBERG_UPSERT("Iceberg upsert (equality deletes)", "iceberg"),
     PAIMON_MERGE_ON_READ("Paimon primary key, merge-on-read", "paimon"),
     PAIMON_DELETION_VECTORS("Paimon primary key, deletion vectors", "paimon");
@@ -45,8 +46,8 @@ enum PeerSystem {
     TableReader reader() {
         return switch (this) {
             case DELTALITE_COPY_ON_WRITE,
-                            DELTALITE_DELETION_VECTORS,
-                            DELTALITE_DELETION_VECTORS_BY_KEY ->
+                    DELTALITE_DELETION_VECTORS,
+                    DELTALITE_DELETION_VECTORS_BY_KEY ->
                     new KernelRead();
             case ICEBERG_UPSERT -> new IcebergRead();
             case PAIMON_MERGE_ON_READ, PAIMON_DELETION_VECTORS -> new PaimonRead();

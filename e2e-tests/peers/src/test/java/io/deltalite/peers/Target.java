@@ -31,6 +31,10 @@ interface Target {
     /** Adds the sink, at {@code parallelism}, to the job. */
     void sink(DataStream<RowData> changes, Path table, boolean partitionedByDay, int parallelism);
 
-    /** When each checkpoint's rows became visible to readers: checkpoint id to epoch millis. */
-    Map<Long, Long> commitTimes(Path table) throws Exception;
+    /**
+     * When each checkpoint of the job that started at {@code jobStartMillis} made its rows visible
+     * to readers: checkpoint id to epoch millis. Commits before that instant are an earlier job's
+     * (the bulk load before a CDC run numbers its checkpoints from 1 too) and are left out.
+     */
+    Map<Long, Long> commitTimes(Path table, long jobStartMillis) throws Exception;
 }

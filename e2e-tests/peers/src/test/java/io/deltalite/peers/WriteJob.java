@@ -80,16 +80,22 @@ public final class WriteJob {
                     env.fromSource(source, WatermarkStrategy.noWatermarks(), "changelog")
                             .setParallelism(1);
             target.sink(changes, table, partitioned, parallelism);
+            long started = System.currentTimeMillis();
             JobExecutionResult result = env.execute(system + " " + phase);
 
-            Map<Long, Long> committed = target.commitTimes(table);
+            Map<Long, Long> committed = target.commitTimes(table, started);
             List<Long> latencies = new ArrayList<>();
-            for (AbstractCheckpointStats checkpoint :
-                    cluster.getArchivedExecutionGraph(result.getJobID())
-                            .get()
-                            .getCheckpointStatsSnapshot()
-                            .getHistory()
-                            .getCheckpoints()) {
+            // In checkpoint order (Flink's history lists the newest first).
+            List<AbstractCheckpointStats> checkpoints =
+                    new ArrayList<>(
+                            cluster.getArchivedExecutionGraph(result.getJobID())
+                                    .get()
+                                    .getCheckpointStatsSnapshot()
+                                    .getHistory()
+                                    .getCheckpoints());
+            checkpoints.sort(
+                    java.util.Comparator.comparingLong(AbstractCheckpointStats::getCheckpointId));
+            for (AbstractCheckpointStats checkpoint : checkpoints) {
                 Long at = committed.get(checkpoint.getCheckpointId());
                 if (at != null) {
                     latencies.add(at - checkpoint.getTriggerTimestamp());

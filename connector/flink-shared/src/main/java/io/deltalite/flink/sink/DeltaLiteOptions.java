@@ -40,11 +40,13 @@ public final class DeltaLiteOptions {
     public static final ConfigOption<MemorySize> MAX_BUFFERED_BYTES =
             ConfigOptions.key("max-buffered-bytes")
                     .memoryType()
-                    .defaultValue(MemorySize.ofMebiBytes(64))
+                    .noDefaultValue()
                     .withDescription(
                             "Heap budget of a writer's change buffer. Past it, the largest"
                                     + " partitions are merged early; their results stay pending"
-                                    + " until the checkpoint commits them.");
+                                    + " until the checkpoint commits them. Unset, the writers of"
+                                    + " a JVM share an eighth of its heap: each gets an equal"
+                                    + " part, at most 256 MiB and at least 4 MiB.");
 
     public static final ConfigOption<MemorySize> TARGET_FILE_SIZE =
             ConfigOptions.key("target-file-size")

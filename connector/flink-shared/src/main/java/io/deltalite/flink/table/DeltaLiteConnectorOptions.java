@@ -79,7 +79,7 @@ public final class DeltaLiteConnectorOptions {
     public static final ConfigOption<MemorySize> SINK_MAX_BUFFERED_BYTES =
             ConfigOptions.key("sink." + DeltaLiteOptions.MAX_BUFFERED_BYTES.key())
                     .memoryType()
-                    .defaultValue(DeltaLiteOptions.MAX_BUFFERED_BYTES.defaultValue())
+                    .noDefaultValue()
                     .withDescription(DeltaLiteOptions.MAX_BUFFERED_BYTES.description());
 
     public static final ConfigOption<MemorySize> SINK_TARGET_FILE_SIZE =

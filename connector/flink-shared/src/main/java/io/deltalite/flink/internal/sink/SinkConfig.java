@@ -183,7 +183,9 @@ public final class SinkConfig implements Serializable {
     public static MergeOptions mergeOptions(Configuration options, WriteMode writeMode) {
         return new MergeOptions(
                 options.get(DeltaLiteOptions.MAX_PARALLEL_FILES),
-                options.get(DeltaLiteOptions.MAX_BUFFERED_BYTES).getBytes(),
+                options.getOptional(DeltaLiteOptions.MAX_BUFFERED_BYTES)
+                        .map(MemorySize::getBytes)
+                        .orElse(MergeOptions.AUTO_BUFFERED_BYTES),
                 options.getOptional(DeltaLiteOptions.TARGET_FILE_SIZE)
                         .map(SinkConfig::positiveTargetFileSize)
                         .orElse(0L),

@@ -19,20 +19,19 @@ public final class ChangeBuffer {
     private final TableSchema schema;
     private final NullKeyPolicy nullKeyPolicy;
     private final RowValidator validator;
-    private final long maxRowBytes;
+    private final BufferBudget budget;
     private final int[] partitionIndexes;
     private final Map<PartitionValues, PartitionChanges> partitions = new LinkedHashMap<>();
     private long estimatedBytes;
 
     /**
-     * @param maxRowBytes a single row estimated above this is refused (it could never fit the
-     *     buffer budget)
+     * @param budget a single row estimated above it is refused (it could never fit the buffer)
      */
-    public ChangeBuffer(MergeTable table, NullKeyPolicy nullKeyPolicy, long maxRowBytes) {
+    public ChangeBuffer(MergeTable table, NullKeyPolicy nullKeyPolicy, BufferBudget budget) {
         this.schema = table.schema();
         this.nullKeyPolicy = nullKeyPolicy;
         this.validator = new RowValidator(schema, table.location());
-        this.maxRowBytes = maxRowBytes;
+        this.budget = budget;
         this.partitionIndexes = schema.partitionIndexes();
     }
 
@@ -53,6 +52,7 @@ public final class ChangeBuffer {
     private PartitionChanges changesOf(Object[] row) {
         validator.validate(row);
         long bytes = RowSizeEstimator.estimate(row);
+        long maxRowBytes = budget.bytes();
         if (bytes > maxRowBytes) {
             throw new DeltaLiteInvalidInputException(
                     "A row of about "

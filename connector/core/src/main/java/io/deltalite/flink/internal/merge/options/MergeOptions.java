@@ -11,7 +11,7 @@ import java.util.Objects;
  * The knobs of the merge engine, parsed and checked once.
  *
  * @param maxParallelFiles files read at the same time by one merge (probe and rewrite)
- * @param maxBufferedBytes budget of the change buffer of a writer
+ * @param maxBufferedBytes budget of the change buffer of a writer, or {@link #AUTO_BUFFERED_BYTES}
  * @param targetFileSizeBytes size at which a new data file is started; 0 means the table's {@code
  *     delta.targetFileSize}, else 128 MiB
  * @param rowGroupSizeBytes Parquet row-group size of written files; bounds the memory of each open
@@ -43,6 +43,12 @@ public record MergeOptions(
         KeyIndexOptions keyIndex)
         implements Serializable {
 
+    /**
+     * {@code max-buffered-bytes} left unset: the writers of a JVM share an eighth of its heap
+     * ({@code BufferBudget}).
+     */
+    public static final long AUTO_BUFFERED_BYTES = 0;
+
     /** The default of {@code dv.rewrite-threshold}. */
     public static final double DEFAULT_DV_REWRITE_THRESHOLD = 0.5;
 
@@ -51,7 +57,7 @@ public record MergeOptions(
     public static final MergeOptions DEFAULTS =
             new MergeOptions(
                     4,
-                    64L << 20,
+                    AUTO_BUFFERED_BYTES,
                     0,
                     32L << 20,
                     8192,
@@ -66,7 +72,10 @@ public record MergeOptions(
 
     public MergeOptions {
         requirePositive(maxParallelFiles, "max-parallel-files");
-        requirePositive(maxBufferedBytes, "max-buffered-bytes");
+        if (maxBufferedBytes < 0) {
+            throw new IllegalArgumentException(
+                    "max-buffered-bytes must be positive (or unset), but is " + maxBufferedBytes);
+        }
         if (targetFileSizeBytes < 0) {
             throw new IllegalArgumentException(
                     "target-file-size must be positive, but is " + targetFileSizeBytes);

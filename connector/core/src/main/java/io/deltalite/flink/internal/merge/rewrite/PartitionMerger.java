@@ -1,5 +1,6 @@
 package io.deltalite.flink.internal.merge.rewrite;
 
+import io.deltalite.flink.internal.merge.changes.BufferBudget;
 import io.deltalite.flink.internal.merge.changes.PartitionChanges;
 import io.deltalite.flink.internal.merge.compaction.PartitionCompactor;
 import io.deltalite.flink.internal.merge.compaction.SortedRunMerge;
@@ -459,7 +460,7 @@ public final class PartitionMerger {
                         schema.matchKeyTypes(),
                         stale.upsertFiles(),
                         stale.deletedKeys(),
-                        options.maxBufferedBytes())) {
+                        BufferBudget.current(options.maxBufferedBytes()))) {
             while (chunks.hasNext()) {
                 ChangedKeyChunks.Chunk chunk = chunks.next();
                 Rewrite rewrite =

@@ -1,5 +1,6 @@
 package io.deltalite.flink.internal.merge.writer;
 
+import io.deltalite.flink.internal.merge.changes.BufferBudget;
 import io.deltalite.flink.internal.merge.changes.ChangeBuffer;
 import io.deltalite.flink.internal.merge.changes.PartitionChanges;
 import io.deltalite.flink.internal.merge.compaction.PartitionCompactor;
@@ -63,6 +64,7 @@ public final class MergeWriter implements AutoCloseable {
     private final String appId;
     private final PartitionMerger merger;
     private final PartitionCompactor compactor;
+    private final BufferBudget bufferBudget;
     private final ChangeBuffer buffer;
     private final ExecutorService partitionPool;
     private final ParallelFileWork partitions;
@@ -133,7 +135,8 @@ public final class MergeWriter implements AutoCloseable {
         this.merger = new PartitionMerger(table, options, fileExecutor, share);
         this.compactor = new PartitionCompactor(table, options);
         this.pending = new PendingCheckpoints(table, appId);
-        this.buffer = new ChangeBuffer(table, options.nullKeyPolicy(), options.maxBufferedBytes());
+        this.bufferBudget = BufferBudget.forWriter(options.maxBufferedBytes());
+        this.buffer = new ChangeBuffer(table, options.nullKeyPolicy(), bufferBudget);
         this.partitionPool =
                 maxParallelPartitions > 1
                         ? Executors.newFixedThreadPool(
@@ -157,16 +160,16 @@ public final class MergeWriter implements AutoCloseable {
     }
 
     private void mergeEarlyIfOverBudget() {
-        if (buffer.estimatedBytes() <= options.maxBufferedBytes()) {
+        long budget = bufferBudget.bytes();
+        if (buffer.estimatedBytes() <= budget) {
             return;
         }
-        Map<PartitionValues, PartitionChanges> largest =
-                buffer.drainLargestUntil(options.maxBufferedBytes() / 2);
+        Map<PartitionValues, PartitionChanges> largest = buffer.drainLargestUntil(budget / 2);
         LOG.info(
                 "Change buffer of table {} is over its budget of {} bytes; merging {} partition(s)"
                         + " early. Their results stay pending until the checkpoint.",
                 table.location(),
-                options.maxBufferedBytes(),
+                budget,
                 largest.size());
         merge(largest, false);
     }
@@ -558,6 +561,7 @@ public final class MergeWriter implements AutoCloseable {
 
     @Override
     public void close() {
+        bufferBudget.close();
         if (partitionPool != null) {
             partitionPool.shutdownNow();
         }
