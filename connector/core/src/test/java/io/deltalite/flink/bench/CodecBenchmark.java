@@ -7,6 +7,7 @@ import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.sink.ParquetCompression;
+import io.deltalite.flink.testing.Benchmark;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * codecs alternate, in one JVM, after a warm-up round. Not part of the default build:
  *
  * <pre>
- * mvn -B -ntp -pl connector test -Dtest=CodecBenchmark -Dsurefire.excludedGroups= \
+ * mvn -B -ntp -pl connector test -Dtest=CodecBenchmark -Dsurefire.excludedGroups= -Dtest.jvm.jit= \
  *     [-Dbench.rows=1000000] [-Dbench.repetitions=3]
  * </pre>
  */
@@ -60,7 +60,7 @@ class CodecBenchmark {
     }
 
     @Test
-    @Tag("benchmark")
+    @Benchmark
     void everyCodecOnTheSameRows() throws IOException {
         int rows = Integer.getInteger("bench.rows", 1_000_000);
         int repetitions = Integer.getInteger("bench.repetitions", 3);

@@ -10,6 +10,7 @@ import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.Benchmark;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * default build:
  *
  * <pre>
- * mvn -B -ntp -pl connector/core test -Dtest=KeyIndexBenchmark -Dsurefire.excludedGroups= \
+ * mvn -B -ntp -pl connector/core test -Dtest=KeyIndexBenchmark -Dsurefire.excludedGroups= -Dtest.jvm.jit= \
  *     [-Dbench.rows=5000000] [-Dbench.updates=10000] [-Dbench.checkpoints=10] [-Dbench.file-mb=32] \
  *     [-Dbench.partitions=1] [-Dbench.modes=off,on]
  * </pre>
@@ -74,7 +74,7 @@ class KeyIndexBenchmark {
     }
 
     @Test
-    @Tag("benchmark")
+    @Benchmark
     void scatteredUpdatesWithAndWithoutTheIndex() throws IOException {
         int rows = Integer.getInteger("bench.rows", 5_000_000);
         int updates = Integer.getInteger("bench.updates", 10_000);

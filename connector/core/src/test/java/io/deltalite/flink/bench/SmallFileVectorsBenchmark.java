@@ -9,6 +9,7 @@ import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.sink.UpsertStats;
 import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.Benchmark;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +17,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToLongFunction;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <pre>
  * mvn -B -ntp -o -pl connector/core test -Dtest='SmallFileVectorsBenchmark#scatteredUpdatesIntoSmallFiles' \
- *     -Dsurefire.excludedGroups= [-Dbench.records=8000] [-Dbench.checkpoints=45] \
+ *     -Dsurefire.excludedGroups= -Dtest.jvm.jit= [-Dbench.records=8000] [-Dbench.checkpoints=45] \
  *     [-Dbench.seed-rows=1000000] [-Dbench.grown-checkpoints=15]
  * </pre>
  */
@@ -61,7 +61,7 @@ class SmallFileVectorsBenchmark {
     }
 
     @Test
-    @Tag("benchmark")
+    @Benchmark
     void scatteredUpdatesIntoSmallFiles() {
         int records = Integer.getInteger("bench.records", 8_000);
         int checkpoints = Integer.getInteger("bench.checkpoints", 45);

@@ -3,6 +3,7 @@ package io.deltalite.flink.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.Benchmark;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +13,6 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * 5 s, repeated. Not part of the default build:
  *
  * <pre>
- * mvn -B -ntp -pl connector test -Dtest=FlinkThroughputBenchmark -Dsurefire.excludedGroups= [-Dbench.repetitions=3]
+ * mvn -B -ntp -pl connector test -Dtest=FlinkThroughputBenchmark -Dsurefire.excludedGroups= -Dtest.jvm.jit= [-Dbench.repetitions=3]
  * </pre>
  */
 class FlinkThroughputBenchmark {
@@ -52,7 +52,7 @@ class FlinkThroughputBenchmark {
     }
 
     @Test
-    @Tag("benchmark")
+    @Benchmark
     void oneMillionKeys(@InjectMiniCluster MiniCluster cluster) throws Exception {
         int repetitions = Integer.getInteger("bench.repetitions", 3);
         StringBuilder report = new StringBuilder("\n### 6. End-to-end Flink throughput\n\n");

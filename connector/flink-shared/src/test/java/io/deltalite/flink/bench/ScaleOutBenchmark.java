@@ -15,6 +15,7 @@ import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.value.KeyGroups;
 import io.deltalite.flink.internal.merge.writer.MergeWriter;
+import io.deltalite.flink.testing.Benchmark;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,7 +26,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the default build:
  *
  * <pre>
- * mvn -B -ntp -pl connector test -Dtest=ScaleOutBenchmark -Dsurefire.excludedGroups= \
+ * mvn -B -ntp -pl connector test -Dtest=ScaleOutBenchmark -Dsurefire.excludedGroups= -Dtest.jvm.jit= \
  *     [-Dbench.rows=5000000] [-Dbench.updates=50000] [-Dbench.rounds=5]
  * </pre>
  */
@@ -70,7 +70,7 @@ class ScaleOutBenchmark {
     }
 
     @Test
-    @Tag("benchmark")
+    @Benchmark
     void scatteredUpdatesOfOnePartitionAtParallelismOneTwoAndFour() {
         int rows = Integer.getInteger("bench.rows", 5_000_000);
         int updates = Integer.getInteger("bench.updates", 50_000);

@@ -3,6 +3,7 @@ package io.deltalite.flink.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.Benchmark;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
@@ -11,7 +12,6 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * deletion-vector mode, with and without compaction. Not part of the default build:
  *
  * <pre>
- * mvn -B -ntp -pl connector test -Dtest=SustainedBenchmark -Dsurefire.excludedGroups= \
+ * mvn -B -ntp -pl connector test -Dtest=SustainedBenchmark -Dsurefire.excludedGroups= -Dtest.jvm.jit= \
  *     [-Dbench.seconds=1200] [-Dbench.rate=2000] [-Dbench.only=copy-on-write/on]
  * </pre>
  */
@@ -51,7 +51,7 @@ class SustainedBenchmark {
     }
 
     @Test
-    @Tag("benchmark")
+    @Benchmark
     void steadyWritesInEachModeWithAndWithoutCompaction(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         int seconds = Integer.getInteger("bench.seconds", 1200);

@@ -9,13 +9,13 @@ import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
 import io.deltalite.flink.internal.merge.table.KeyIdentitySink;
 import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.testing.Benchmark;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <pre>
  * mvn -B -ntp -o -pl connector/core test -Dtest='KeyIndexReadBenchmark#keysPerSecond*' \
- *     -Dsurefire.excludedGroups= [-Dbench.key=bigint|string|string+bigint] \
+ *     -Dsurefire.excludedGroups= -Dtest.jvm.jit= [-Dbench.key=bigint|string|string+bigint] \
  *     [-Dbench.rows=5000000] [-Dbench.files=8] [-Dbench.repetitions=5]
  * </pre>
  */
@@ -49,7 +49,7 @@ class KeyIndexReadBenchmark {
     }
 
     @Test
-    @Tag("benchmark")
+    @Benchmark
     void keysPerSecondOfTheIndexReadBeforeAndAfter() {
         String key = System.getProperty("bench.key", "bigint");
         int rows = Integer.getInteger("bench.rows", 5_000_000);

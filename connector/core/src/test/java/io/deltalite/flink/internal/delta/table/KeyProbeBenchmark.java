@@ -13,6 +13,7 @@ import io.deltalite.flink.internal.merge.table.KeyHits;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.RowKey;
 import io.deltalite.flink.internal.parquet.ParquetKeyScanner;
+import io.deltalite.flink.testing.Benchmark;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the columnar reader (after), runs alternating, on one thread. BENCHMARKS.md §12:
  *
  * <pre>
- * mvn -B -ntp -pl connector/core test -Dtest=KeyProbeBenchmark -Dsurefire.excludedGroups= \
+ * mvn -B -ntp -pl connector/core test -Dtest=KeyProbeBenchmark -Dsurefire.excludedGroups= -Dtest.jvm.jit= \
  *     [-Dbench.rows=5000000] [-Dbench.files=8] [-Dbench.changes=100000] [-Dbench.repetitions=5]
  * </pre>
  */
@@ -65,7 +65,7 @@ class KeyProbeBenchmark {
     }
 
     @Test
-    @Tag("benchmark")
+    @Benchmark
     void keysPerSecondOfTheProbeBeforeAndAfter() {
         int rows = Integer.getInteger("bench.rows", 5_000_000);
         int files = Integer.getInteger("bench.files", 8);

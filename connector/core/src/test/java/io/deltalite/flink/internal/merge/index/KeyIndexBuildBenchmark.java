@@ -20,6 +20,7 @@ import io.deltalite.flink.internal.merge.value.KeyGroups;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.internal.merge.value.RowKey;
 import io.deltalite.flink.internal.merge.value.StagedKeys;
+import io.deltalite.flink.testing.Benchmark;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <pre>
  * mvn -B -ntp -o -pl connector/core test -Dtest='KeyIndexBuildBenchmark#keysPerSecond*' \
- *     -Dsurefire.excludedGroups= [-Dbench.rows=5000000] [-Dbench.files=8] [-Dbench.repetitions=5]
+ *     -Dsurefire.excludedGroups= -Dtest.jvm.jit= [-Dbench.rows=5000000] [-Dbench.files=8] [-Dbench.repetitions=5]
  * </pre>
  */
 class KeyIndexBuildBenchmark {
@@ -69,7 +69,7 @@ class KeyIndexBuildBenchmark {
     }
 
     @Test
-    @Tag("benchmark")
+    @Benchmark
     void keysPerSecondOfTheIndexBuildBeforeAndAfter() {
         int rows = Integer.getInteger("bench.rows", 5_000_000);
         int files = Integer.getInteger("bench.files", 8);
