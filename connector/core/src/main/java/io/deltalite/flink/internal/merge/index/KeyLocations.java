@@ -1,6 +1,7 @@
 package io.deltalite.flink.internal.merge.index;
 
 import io.deltalite.flink.internal.merge.value.KeyIdentity;
+import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -11,7 +12,8 @@ import java.util.function.LongUnaryOperator;
  * each packed into one {@code long} ({@link #pack}). Open addressing with linear probing, no object
  * per entry: an integral key costs its 8-byte value and an 8-byte location per slot (16 bytes, 21
  * to 43 bytes per key as the table fills between its growth points); any other key adds 8 bytes for
- * the second half of its 128-bit identity.
+ * the second half of its 128-bit identity. A key's home slot comes from a hash keyed with a secret
+ * drawn per JVM, as non-integral identities are, so ids cannot be chosen to pile up in one run.
  *
  * <p>A key normally has one row. A table may hold duplicates (written by another engine), and for a
  * moment a key has its old row and its new one (until the old one is found deleted): then the slot
@@ -32,6 +34,22 @@ final class KeyLocations {
     private static final long MULTIPLE = -1;
 
     private static final int MIN_CAPACITY = 16;
+
+    /**
+     * The secret of this JVM's slot hash, never written anywhere. An integral key is its own
+     * identity, so with a known hash whoever writes the ids could choose ones that share a home
+     * slot, and every insert and lookup would walk one run of all of them.
+     */
+    private static final long SLOT_SALT;
+
+    /** The secret multiplier of the slot hash: odd, so the multiplication loses no bit. */
+    private static final long SLOT_MULTIPLIER;
+
+    static {
+        SecureRandom random = new SecureRandom();
+        SLOT_SALT = random.nextLong();
+        SLOT_MULTIPLIER = random.nextLong() | 1;
+    }
 
     private final boolean wide;
     private long[] high;
@@ -206,6 +224,18 @@ final class KeyLocations {
         }
     }
 
+    /** The length of the longest run of occupied slots: how far a lookup may have to probe. */
+    int longestRun() {
+        int longest = 0;
+        int run = 0;
+        // Twice round, so that a run wrapping from the last slot to the first is counted whole.
+        for (int i = 0; i < 2 * slots.length && run < slots.length; i++) {
+            run = slots[i & mask] != 0 ? run + 1 : 0;
+            longest = Math.max(longest, run);
+        }
+        return longest;
+    }
+
     private static final long[] EMPTY = new long[0];
 
     private int find(long keyHigh, long keyLow) {
@@ -217,8 +247,9 @@ final class KeyLocations {
     }
 
     private int home(long keyHigh, long keyLow) {
-        long mixed = (keyHigh ^ Long.rotateLeft(keyLow, 29)) * 0x9E3779B97F4A7C15L;
-        return (int) (mixed ^ (mixed >>> 29) ^ (mixed >>> 47)) & mask;
+        long mixed = (keyHigh ^ Long.rotateLeft(keyLow, 29) ^ SLOT_SALT) * SLOT_MULTIPLIER;
+        mixed = (mixed ^ (mixed >>> 32)) * 0x9E3779B97F4A7C15L;
+        return (int) (mixed ^ (mixed >>> 29)) & mask;
     }
 
     /** Empties {@code slot}, moving later entries of its probe run back so lookups find them. */

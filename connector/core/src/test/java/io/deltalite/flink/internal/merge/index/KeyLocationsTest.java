@@ -20,6 +20,55 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The index's hash table against a plain map, through random adds, removes and rewrites. */
 class KeyLocationsTest {
 
+    /**
+     * Ids chosen to share a slot: integral keys are their own identity, so whoever writes the ids
+     * could pick ones an unkeyed hash sends to one home slot, and every insert and lookup would
+     * then probe along one run of all of them (quadratic: a writer stalled by its input). These
+     * 20,000 ids share their low 20 bits after the unkeyed mix this table used; keyed with this
+     * JVM's secret, their run must stay as short as random keys' do.
+     */
+    @Test
+    void idsChosenToShareASlotUnderAnUnkeyedHashDoNotPileUp() {
+        long inverse = inverseOf(UNKEYED_MULTIPLIER);
+        KeyLocations table = new KeyLocations(false);
+        table.reserve(20_000);
+        for (long i = 1; i <= 20_000; i++) {
+            long mixed = unfold((i << 20) | 0x5A5A5);
+            long id = mixed * inverse;
+            assertThat(unkeyedHome(id) & 0xFFFFF).isEqualTo(0x5A5A5); // the attack works
+            table.add(KeyIdentity.ofIntegral(id), KeyLocations.pack(0, i));
+        }
+        assertThat(table.size()).isEqualTo(20_000);
+        // Random keys at this load (20,000 in 32,768 slots) make runs of tens to a few hundred.
+        assertThat(table.longestRun()).isLessThan(2_000);
+    }
+
+    private static final long UNKEYED_MULTIPLIER = 0x9E3779B97F4A7C15L;
+
+    /** The slot bits of the unkeyed mix of a one-column integral key. */
+    private static long unkeyedHome(long id) {
+        long mixed = id * UNKEYED_MULTIPLIER;
+        return mixed ^ (mixed >>> 29) ^ (mixed >>> 47);
+    }
+
+    /** The x with {@code x ^ (x >>> 29) ^ (x >>> 47) == folded}. */
+    private static long unfold(long folded) {
+        long x = folded;
+        for (int i = 0; i < 4; i++) {
+            x = folded ^ (x >>> 29) ^ (x >>> 47);
+        }
+        return x;
+    }
+
+    /** The multiplicative inverse modulo 2^64 of an odd number (Newton's iteration). */
+    private static long inverseOf(long odd) {
+        long inverse = odd;
+        for (int i = 0; i < 5; i++) {
+            inverse *= 2 - odd * inverse;
+        }
+        return inverse;
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void randomOperationsAgreeWithAMapOfSets(boolean wide) {
