@@ -15,9 +15,11 @@ import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.flink.table.data.RowData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,32 +60,46 @@ public final class SinkTopology {
         }
         List<String> partitionColumns =
                 config.tablePartitionColumns().orElse(config.definition().partitionColumns());
-        refuseUnalignedCheckpointsAcrossPartitionWriters(
-                config,
-                partitionColumns,
-                input.getExecutionEnvironment()
-                        .getCheckpointConfig()
-                        .isUnalignedCheckpointsEnabled());
+        refuseCheckpointsThatSplitAChange(
+                config, partitionColumns, input.getExecutionEnvironment().getCheckpointConfig());
         return input.keyBy(
                 new ColumnValuesKeySelector(config.rowType(), partitionColumns, "Partition"));
     }
 
     /**
-     * Refuses unaligned checkpoints where the two halves of one change can reach two writers. A
-     * barrier may overtake records still in flight to a writer; the writer then handles them in its
-     * next checkpoint, while what the same source sent to the other writers before the barrier
-     * lands in this one. Distributed by partition, with a partition column outside the primary key,
-     * an update that moves its row (the delete to one partition's writer, the insert to another's)
-     * and a key-only delete (to the null partition's writer) of a row another writer inserts are
-     * such halves: one version would show the key twice or not at all, and a key-only delete
-     * committed before the insert it follows would leave the row for good. Distributed by key, all
-     * changes of a key share one channel and stay in order; with the partition inside the key, a
-     * key never changes writer.
+     * Refuses checkpoints that can split one change where its two halves reach two writers.
+     * Unaligned, a barrier may overtake records still in flight to a writer, which then handles
+     * them in its next checkpoint; at-least-once, a writer that has the barrier of one input but
+     * not yet of another goes on reading the first, so records sent after the barrier join this
+     * checkpoint. Either way, what one source sent to two writers may land in two checkpoints.
+     * Distributed by partition, with a partition column outside the primary key, an update that
+     * moves its row (the delete to one partition's writer, the insert to another's) and a key-only
+     * delete (to the null partition's writer) of a row another writer inserts are such halves: one
+     * version would show the key twice or not at all, and a key-only delete committed before the
+     * insert it follows would leave the row for good. Distributed by key, all changes of a key
+     * share one channel and stay in order; with the partition inside the key, a key never changes
+     * writer.
      */
-    static void refuseUnalignedCheckpointsAcrossPartitionWriters(
-            SinkConfig config, List<String> partitionColumns, boolean unalignedCheckpoints) {
+    static void refuseCheckpointsThatSplitAChange(
+            SinkConfig config, List<String> partitionColumns, CheckpointConfig checkpoints) {
         List<String> primaryKey = config.definition().primaryKey();
-        if (!unalignedCheckpoints || primaryKey.isEmpty()) {
+        if (primaryKey.isEmpty()) {
+            return;
+        }
+        String mode;
+        String alignedSetting;
+        if (checkpoints.isUnalignedCheckpointsEnabled()) {
+            mode = "unaligned checkpoints";
+            alignedSetting =
+                    "turn unaligned checkpoints off for this job"
+                            + " (execution.checkpointing.unaligned.enabled: false)";
+        } else if (checkpoints.getCheckpointingConsistencyMode()
+                == CheckpointingMode.AT_LEAST_ONCE) {
+            mode = "at-least-once checkpoints";
+            alignedSetting =
+                    "checkpoint this job exactly once"
+                            + " (execution.checkpointing.mode: EXACTLY_ONCE)";
+        } else {
             return;
         }
         List<String> outsideTheKey =
@@ -95,17 +111,15 @@ public final class SinkTopology {
         }
         throw new IllegalStateException(
                 String.format(
-                        "The deltalite sink for %s cannot run with unaligned checkpoints while it"
-                                + " is distributed by partition: the table is partitioned by %s,"
-                                + " which the primary key %s does not include, so an update that"
-                                + " moves a row to another partition, or a delete that carries"
-                                + " only its key, reaches two writers, and unaligned checkpoints"
-                                + " may commit its two halves in two versions (the key twice or"
-                                + " missing in between, or a deleted row left in the table). Set"
-                                + " 'distribution' = 'key' (all changes of a key then go to one"
-                                + " writer, in order), or turn unaligned checkpoints off for this"
-                                + " job (execution.checkpointing.unaligned.enabled: false).",
-                        config.location(), outsideTheKey, primaryKey));
+                        "The deltalite sink for %s cannot run with %s while it is distributed by"
+                                + " partition: the table is partitioned by %s, which the primary"
+                                + " key %s does not include, so an update that moves a row to"
+                                + " another partition, or a delete that carries only its key,"
+                                + " reaches two writers, and %s may commit its two halves in two"
+                                + " versions (the key twice or missing in between, or a deleted"
+                                + " row left in the table). Set 'distribution' = 'key' (all"
+                                + " changes of a key then go to one writer, in order), or %s.",
+                        config.location(), mode, outsideTheKey, primaryKey, mode, alignedSetting));
     }
 
     /** The key of a record when the sink is distributed by key. */

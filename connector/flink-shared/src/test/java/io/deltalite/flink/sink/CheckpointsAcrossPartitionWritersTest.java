@@ -8,6 +8,7 @@ import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
@@ -21,9 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
  * row to another partition (its delete to one writer, its insert to another) or a key-only delete
  * of a row another writer inserts — and then land in two versions: one version shows the key twice
  * or not at all, and a key-only delete committed before the insert it follows leaves that row in
- * the table for good. The sink refuses that combination where the job is built.
+ * the table for good. At-least-once checkpoints do the same: a writer that has the barrier of one
+ * input but not yet of another goes on reading the first, so records sent after the barrier join
+ * this checkpoint at one writer and the next at another. The sink refuses these combinations where
+ * the job is built.
  */
-class UnalignedCheckpointsTest {
+class CheckpointsAcrossPartitionWritersTest {
     @TempDir Path dir;
 
     @Test
@@ -38,6 +42,35 @@ class UnalignedCheckpointsTest {
                 .hasMessageContaining("day")
                 .hasMessageContaining("'distribution' = 'key'")
                 .hasMessageContaining("execution.checkpointing.unaligned.enabled");
+    }
+
+    @Test
+    void
+            aSinkDistributedByPartitionOfATablePartitionedOutsideItsKeyIsRefusedUnderAtLeastOnceCheckpoints() {
+        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofSeconds(1), 0);
+        env.getCheckpointConfig().setCheckpointingConsistencyMode(CheckpointingMode.AT_LEAST_ONCE);
+        sink(env, DeltaLiteSink.forTable(table()).primaryKey("id").partitionKey("day"));
+
+        assertThatThrownBy(env::getStreamGraph)
+                .hasMessageContaining(table())
+                .hasMessageContaining("at-least-once checkpoints")
+                .hasMessageContaining("day")
+                .hasMessageContaining("'distribution' = 'key'")
+                .hasMessageContaining("execution.checkpointing.mode: EXACTLY_ONCE");
+    }
+
+    @Test
+    void theSameSinkDistributedByKeyIsBuiltUnderAtLeastOnceCheckpoints() {
+        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofSeconds(1), 0);
+        env.getCheckpointConfig().setCheckpointingConsistencyMode(CheckpointingMode.AT_LEAST_ONCE);
+        sink(
+                env,
+                DeltaLiteSink.forTable(table())
+                        .primaryKey("id")
+                        .partitionKey("day")
+                        .option(DeltaLiteOptions.DISTRIBUTION, "key"));
+
+        assertThatCode(env::getStreamGraph).doesNotThrowAnyException();
     }
 
     @Test
