@@ -10,16 +10,19 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.CheckpointConfig;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,8 +63,13 @@ public final class SinkTopology {
         }
         List<String> partitionColumns =
                 config.tablePartitionColumns().orElse(config.definition().partitionColumns());
+        StreamExecutionEnvironment env = input.getExecutionEnvironment();
         refuseCheckpointsThatSplitAChange(
-                config, partitionColumns, input.getExecutionEnvironment().getCheckpointConfig());
+                config,
+                partitionColumns,
+                env.getCheckpointConfig(),
+                env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
+                        == RuntimeExecutionMode.BATCH);
         return input.keyBy(
                 new ColumnValuesKeySelector(config.rowType(), partitionColumns, "Partition"));
     }
@@ -81,9 +89,14 @@ public final class SinkTopology {
      * writer.
      */
     static void refuseCheckpointsThatSplitAChange(
-            SinkConfig config, List<String> partitionColumns, CheckpointConfig checkpoints) {
+            SinkConfig config,
+            List<String> partitionColumns,
+            CheckpointConfig checkpoints,
+            boolean batch) {
         List<String> primaryKey = config.definition().primaryKey();
-        if (primaryKey.isEmpty()) {
+        if (primaryKey.isEmpty() || batch || !checkpoints.isCheckpointingEnabled()) {
+            // A batch run takes no checkpoints (its one commit holds all its input), whatever
+            // mode the checkpoint settings report.
             return;
         }
         String mode;
