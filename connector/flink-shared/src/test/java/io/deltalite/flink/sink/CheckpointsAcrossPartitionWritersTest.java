@@ -8,11 +8,14 @@ import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Unaligned checkpoints let a barrier overtake records still in flight to a writer: those records
@@ -30,39 +33,49 @@ import org.junit.jupiter.api.io.TempDir;
 class CheckpointsAcrossPartitionWritersTest {
     @TempDir Path dir;
 
-    @Test
-    void
-            aSinkDistributedByPartitionOfATablePartitionedOutsideItsKeyIsRefusedUnderUnalignedCheckpoints() {
-        StreamExecutionEnvironment env = unaligned();
+    /** Checkpoints that can put the two halves of one change into two versions. */
+    enum SplittingCheckpoints {
+        UNALIGNED("unaligned checkpoints", "execution.checkpointing.unaligned.enabled"),
+        AT_LEAST_ONCE("at-least-once checkpoints", "execution.checkpointing.mode: EXACTLY_ONCE");
+
+        final String name;
+        final String setting;
+
+        SplittingCheckpoints(String name, String setting) {
+            this.name = name;
+            this.setting = setting;
+        }
+
+        StreamExecutionEnvironment environment() {
+            StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofSeconds(1), 0);
+            if (this == UNALIGNED) {
+                env.getCheckpointConfig().enableUnalignedCheckpoints();
+            } else {
+                atLeastOnce(env);
+            }
+            return env;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SplittingCheckpoints.class)
+    void aSinkDistributedByPartitionOfATablePartitionedOutsideItsKeyIsRefused(
+            SplittingCheckpoints checkpoints) {
+        StreamExecutionEnvironment env = checkpoints.environment();
         sink(env, DeltaLiteSink.forTable(table()).primaryKey("id").partitionKey("day"));
 
         assertThatThrownBy(env::getStreamGraph)
                 .hasMessageContaining(table())
-                .hasMessageContaining("unaligned checkpoints")
+                .hasMessageContaining(checkpoints.name)
                 .hasMessageContaining("day")
                 .hasMessageContaining("'distribution' = 'key'")
-                .hasMessageContaining("execution.checkpointing.unaligned.enabled");
+                .hasMessageContaining(checkpoints.setting);
     }
 
-    @Test
-    void
-            aSinkDistributedByPartitionOfATablePartitionedOutsideItsKeyIsRefusedUnderAtLeastOnceCheckpoints() {
-        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofSeconds(1), 0);
-        env.getCheckpointConfig().setCheckpointingConsistencyMode(CheckpointingMode.AT_LEAST_ONCE);
-        sink(env, DeltaLiteSink.forTable(table()).primaryKey("id").partitionKey("day"));
-
-        assertThatThrownBy(env::getStreamGraph)
-                .hasMessageContaining(table())
-                .hasMessageContaining("at-least-once checkpoints")
-                .hasMessageContaining("day")
-                .hasMessageContaining("'distribution' = 'key'")
-                .hasMessageContaining("execution.checkpointing.mode: EXACTLY_ONCE");
-    }
-
-    @Test
-    void theSameSinkDistributedByKeyIsBuiltUnderAtLeastOnceCheckpoints() {
-        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofSeconds(1), 0);
-        env.getCheckpointConfig().setCheckpointingConsistencyMode(CheckpointingMode.AT_LEAST_ONCE);
+    @ParameterizedTest
+    @EnumSource(SplittingCheckpoints.class)
+    void theSameSinkDistributedByKeyIsBuilt(SplittingCheckpoints checkpoints) {
+        StreamExecutionEnvironment env = checkpoints.environment();
         sink(
                 env,
                 DeltaLiteSink.forTable(table())
@@ -73,33 +86,46 @@ class CheckpointsAcrossPartitionWritersTest {
         assertThatCode(env::getStreamGraph).doesNotThrowAnyException();
     }
 
-    @Test
-    void theSameSinkDistributedByKeyIsBuiltUnderUnalignedCheckpoints() {
-        StreamExecutionEnvironment env = unaligned();
-        sink(
-                env,
-                DeltaLiteSink.forTable(table())
-                        .primaryKey("id")
-                        .partitionKey("day")
-                        .option(DeltaLiteOptions.DISTRIBUTION, "key"));
-
-        assertThatCode(env::getStreamGraph).doesNotThrowAnyException();
-    }
-
-    @Test
-    void aTablePartitionedWithinItsKeyIsBuiltUnderUnalignedCheckpoints() {
-        StreamExecutionEnvironment env = unaligned();
+    @ParameterizedTest
+    @EnumSource(SplittingCheckpoints.class)
+    void aTablePartitionedWithinItsKeyIsBuilt(SplittingCheckpoints checkpoints) {
+        StreamExecutionEnvironment env = checkpoints.environment();
         sink(env, DeltaLiteSink.forTable(table()).primaryKey("id", "day").partitionKey("day"));
 
         assertThatCode(env::getStreamGraph).doesNotThrowAnyException();
     }
 
     @Test
-    void theSameSinkIsBuiltUnderAlignedCheckpoints() {
+    void theSameSinkIsBuiltUnderAlignedExactlyOnceCheckpoints() {
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofSeconds(1), 0);
         sink(env, DeltaLiteSink.forTable(table()).primaryKey("id").partitionKey("day"));
 
         assertThatCode(env::getStreamGraph).doesNotThrowAnyException();
+    }
+
+    /** A batch run takes no checkpoints: its one commit holds all its input. */
+    @Test
+    void theSameSinkIsBuiltForABatchRunWhateverItsCheckpointSettings() {
+        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofSeconds(1), 0);
+        atLeastOnce(env);
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        sink(env, DeltaLiteSink.forTable(table()).primaryKey("id").partitionKey("day"));
+
+        assertThatCode(env::getStreamGraph).doesNotThrowAnyException();
+    }
+
+    /** Without checkpoints the job commits once, at the end of its input. */
+    @Test
+    void theSameSinkIsBuiltForAStreamingJobWithoutCheckpoints() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        atLeastOnce(env);
+        sink(env, DeltaLiteSink.forTable(table()).primaryKey("id").partitionKey("day"));
+
+        assertThatCode(env::getStreamGraph).doesNotThrowAnyException();
+    }
+
+    private static void atLeastOnce(StreamExecutionEnvironment env) {
+        env.getCheckpointConfig().setCheckpointingConsistencyMode(CheckpointingMode.AT_LEAST_ONCE);
     }
 
     private static final ChangeScript SCRIPT =
@@ -110,12 +136,6 @@ class CheckpointsAcrossPartitionWritersTest {
 
     private String table() {
         return dir.resolve("orders").toString();
-    }
-
-    private static StreamExecutionEnvironment unaligned() {
-        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofSeconds(1), 0);
-        env.getCheckpointConfig().enableUnalignedCheckpoints();
-        return env;
     }
 
     /** The script's rows into {@code builder}'s sink, at parallelism 2. */
