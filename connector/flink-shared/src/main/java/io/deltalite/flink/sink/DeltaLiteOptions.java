@@ -46,7 +46,8 @@ public final class DeltaLiteOptions {
                                     + " partitions are merged early; their results stay pending"
                                     + " until the checkpoint commits them. Unset, the writers of"
                                     + " a JVM share an eighth of its heap: each gets an equal"
-                                    + " part, at most 256 MiB and at least 4 MiB.");
+                                    + " part, at most 256 MiB and at least 4 MiB. A single row"
+                                    + " may be as large as a set budget, or 64 MiB when unset.");
 
     public static final ConfigOption<MemorySize> TARGET_FILE_SIZE =
             ConfigOptions.key("target-file-size")

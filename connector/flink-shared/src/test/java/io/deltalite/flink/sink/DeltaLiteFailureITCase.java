@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.deltalite.flink.internal.faults.FaultInjection;
 import io.deltalite.flink.internal.faults.FaultInjection.Point;
+import io.deltalite.flink.internal.merge.changes.BufferBudget;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.SinkJobs;
@@ -51,16 +52,20 @@ class DeltaLiteFailureITCase {
 
     private static final int WIDE_KEYS = 100_000_000;
 
+    /** The points a running job passes each checkpoint (a writer's start has its own test). */
+    private static Stream<Point> checkpointPoints() {
+        return Stream.of(Point.values()).filter(point -> point != Point.WRITER_START);
+    }
+
     static Stream<Arguments> pointsAndModes() {
         Stream<Arguments> hot =
                 Stream.of(WriteMode.AUTO, WriteMode.COPY_ON_WRITE)
                         .flatMap(
                                 mode ->
-                                        Stream.of(Point.values())
+                                        checkpointPoints()
                                                 .map(point -> Arguments.of(point, mode, HOT_KEYS)));
         Stream<Arguments> wide =
-                Stream.of(Point.values())
-                        .map(point -> Arguments.of(point, WriteMode.AUTO, WIDE_KEYS));
+                checkpointPoints().map(point -> Arguments.of(point, WriteMode.AUTO, WIDE_KEYS));
         return Stream.concat(hot, wide);
     }
 
@@ -115,5 +120,39 @@ class DeltaLiteFailureITCase {
         } else {
             assertThat(DeltaHistory.deletionVectorAdds(table)).isZero();
         }
+    }
+
+    /**
+     * A writer whose start fails after its merge engine opened (storage failing while it reads what
+     * an earlier start left) is never closed by Flink: it gives back its share of the JVM's buffer
+     * budget itself, or every automatic buffer of this TaskManager shrinks with each failed start.
+     * The job restarts once the storage answers and ends equal to the model.
+     */
+    @org.junit.jupiter.api.Test
+    void aWriterWhoseStartFailsGivesBackItsBufferShareAndTheJobRecovers() throws Exception {
+        ChangeScript script = ChangeScript.generate(41, 3_000, HOT_KEYS, 4, false);
+        Path table = dir.resolve("t");
+        int openBefore = BufferBudget.openAutomaticWriters();
+        // The third writer start of the first attempt fails; two of its writers opened before it.
+        AtomicInteger failures = SinkJobs.failOnceAt(Point.WRITER_START, table, 3);
+
+        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
+        SinkJobs.sink(
+                SinkJobs.changes(env, script, 2_000),
+                // The buffer budget is left automatic: each writer counts in the JVM's share.
+                DeltaLiteSink.forTable(table.toString())
+                        .rowType(script.rowType())
+                        .primaryKey(script.primaryKey())
+                        .partitionKey("day")
+                        .build(),
+                4);
+        env.execute("failure-at-writer-start");
+
+        assertThat(failures.get()).as("the failure was injected").isEqualTo(1);
+        assertTableEquals(table, script.expected());
+        assertEachCheckpointCommittedOnce(table);
+        assertThat(BufferBudget.openAutomaticWriters())
+                .as("writers holding a share of the buffer budget after the job ended")
+                .isEqualTo(openBefore);
     }
 }

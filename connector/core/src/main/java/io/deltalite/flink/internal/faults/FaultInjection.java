@@ -5,9 +5,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Points in the sink where tests inject failures and delays, to prove exactly-once under failure: a
- * record being written, a checkpoint prepared (data files written), and the commit just before and
- * just after the Delta commit. Nothing is armed in production; checking a point costs one read of
- * an empty map.
+ * record being written, a checkpoint prepared (data files written), the commit just before and just
+ * after the Delta commit, and a writer starting. Nothing is armed in production; checking a point
+ * costs one read of an empty map.
  */
 public final class FaultInjection {
     /** Where a fault can be injected. */
@@ -19,7 +19,12 @@ public final class FaultInjection {
         /** In the committer, before the Delta commit of a checkpoint. */
         BEFORE_COMMIT,
         /** In the committer, after the Delta commit of a checkpoint landed. */
-        AFTER_COMMIT
+        AFTER_COMMIT,
+        /**
+         * In a writer's start, after its merge engine opened and before it reads what an earlier
+         * start left (a storage outage while a writer restarts).
+         */
+        WRITER_START
     }
 
     /** What happens at an armed point; it may throw. */

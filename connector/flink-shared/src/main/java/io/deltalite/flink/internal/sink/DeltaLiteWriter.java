@@ -82,42 +82,56 @@ final class DeltaLiteWriter
         int subtask = context.getTaskInfo().getIndexOfThisSubtask();
         int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
         this.routing = KeyRouting.of(config, context.getTaskInfo());
-        this.fileExecutor =
+        // Flink never closes a writer whose constructor threw: from here on, a failed start gives
+        // back what it took (the engine's share of the JVM's buffer budget, the file threads).
+        ExecutorService files =
                 Executors.newFixedThreadPool(
                         config.mergeOptions().maxParallelFiles(),
                         daemonThreads("deltalite-files-" + subtask));
-        this.merge =
-                new MergeWriter(
-                        table,
-                        config.mergeOptions(),
-                        config.transactionAppId(context.getJobInfo().getJobId().toHexString()),
-                        subtask,
-                        parallelism,
-                        config.maxParallelPartitions(),
-                        fileExecutor,
-                        KeyRouting.share(config, context.getTaskInfo()));
-        this.heartbeat =
-                new LineageHeartbeat(
-                        table.journal(),
-                        table.location(),
-                        merge.appId(),
-                        AttemptJournal.writer(subtask),
-                        config.heartbeatInterval());
+        MergeWriter engine = null;
+        try {
+            engine =
+                    new MergeWriter(
+                            table,
+                            config.mergeOptions(),
+                            config.transactionAppId(context.getJobInfo().getJobId().toHexString()),
+                            subtask,
+                            parallelism,
+                            config.maxParallelPartitions(),
+                            files,
+                            KeyRouting.share(config, context.getTaskInfo()));
+            List<PendingCheckpoint> pending = new ArrayList<>();
+            restored.forEach(state -> pending.addAll(state.pending()));
+            engine.restorePending(pending);
+            FaultInjection.at(FaultInjection.Point.WRITER_START, config.location());
+            // What an earlier start of this subtask (a failover, a restart) wrote and no
+            // checkpoint took.
+            engine.cleanUpEarlierStarts();
+            this.heartbeat =
+                    new LineageHeartbeat(
+                            table.journal(),
+                            table.location(),
+                            engine.appId(),
+                            AttemptJournal.writer(subtask),
+                            config.heartbeatInterval());
+            LOG.info(
+                    "deltalite writer {} opened {} with {} restored pending checkpoint(s).",
+                    subtask,
+                    table.location(),
+                    pending.size());
+        } catch (RuntimeException | Error e) {
+            if (engine != null) {
+                engine.close();
+            }
+            files.shutdownNow();
+            throw e;
+        }
+        this.fileExecutor = files;
+        this.merge = engine;
         this.lastCheckpointId = context.getRestoredCheckpointId().orElse(0);
-        List<PendingCheckpoint> pending = new ArrayList<>();
-        restored.forEach(state -> pending.addAll(state.pending()));
-        merge.restorePending(pending);
-        // What an earlier start of this subtask (a failover, a restart) wrote and no checkpoint
-        // took.
-        merge.cleanUpEarlierStarts();
         context.metricGroup().gauge("deltaliteBufferedBytes", merge::bufferedBytes);
         context.metricGroup().gauge("deltalitePendingCheckpoints", () -> merge.pending().size());
         registerKeyIndexGauges(context.metricGroup());
-        LOG.info(
-                "deltalite writer {} opened {} with {} restored pending checkpoint(s).",
-                subtask,
-                table.location(),
-                pending.size());
         // Last: a constructor that throws is never closed, and would leave it beating.
         heartbeat.start();
     }

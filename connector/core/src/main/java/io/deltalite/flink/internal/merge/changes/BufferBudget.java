@@ -23,6 +23,13 @@ public final class BufferBudget implements AutoCloseable {
     static final long MAX_AUTO_BYTES = 256L << 20;
     static final long MIN_AUTO_BYTES = 4L << 20;
 
+    /**
+     * The largest row a writer with an automatic budget takes: the fixed default budget before it
+     * was automatic. Not the writer's share, which depends on what else runs in the JVM: a row must
+     * not be taken or refused by how many other jobs share the TaskManager.
+     */
+    static final long MAX_AUTO_ROW_BYTES = 64L << 20;
+
     /** The writers of this JVM with an automatic budget that are open. */
     private static final AtomicInteger OPEN_AUTO = new AtomicInteger();
 
@@ -56,12 +63,31 @@ public final class BufferBudget implements AutoCloseable {
     }
 
     /**
+     * The largest row this writer's buffer takes: the configured bytes, or {@value
+     * #MAX_AUTO_ROW_BYTES} with an automatic budget. A row larger than the share is taken and
+     * merged at once with the rest of its partition.
+     */
+    public long largestRowBytes() {
+        return configured != AUTO ? configured : MAX_AUTO_ROW_BYTES;
+    }
+
+    /** Whether the budget is automatic (a share of the JVM's) rather than configured. */
+    public boolean automatic() {
+        return configured == AUTO;
+    }
+
+    /**
      * The budget for work that is not a writer's buffer but is sized like it (the committer's
      * re-merges read the changed keys of a checkpoint in chunks of it): the configured bytes, or
      * what one more writer of this JVM would get.
      */
     public static long current(long configured) {
         return configured != AUTO ? configured : automatic(OPEN_AUTO.get() + 1);
+    }
+
+    /** The writers of this JVM (of this class loader) that hold an automatic budget now. */
+    public static int openAutomaticWriters() {
+        return OPEN_AUTO.get();
     }
 
     static long automatic(int writers) {

@@ -52,15 +52,21 @@ public final class ChangeBuffer {
     private PartitionChanges changesOf(Object[] row) {
         validator.validate(row);
         long bytes = RowSizeEstimator.estimate(row);
-        long maxRowBytes = budget.bytes();
+        long maxRowBytes = budget.largestRowBytes();
         if (bytes > maxRowBytes) {
             throw new DeltaLiteInvalidInputException(
                     "A row of about "
                             + bytes
-                            + " bytes is larger than the change buffer of "
-                            + maxRowBytes
-                            + " bytes ('max-buffered-bytes'). Raise the budget or"
-                            + " shrink the row; nothing of this checkpoint was committed.");
+                            + " bytes is larger than "
+                            + (budget.automatic()
+                                    ? "the largest row an automatic change buffer takes ("
+                                            + maxRowBytes
+                                            + " bytes). Set 'max-buffered-bytes' above the row's"
+                                            + " size"
+                                    : "the change buffer of "
+                                            + maxRowBytes
+                                            + " bytes ('max-buffered-bytes'). Raise the budget")
+                            + " or shrink the row; nothing of this checkpoint was committed.");
         }
         PartitionValues partition = PartitionValues.of(row, partitionIndexes);
         return partitions.computeIfAbsent(

@@ -78,6 +78,40 @@ class InvalidInputTest {
                 "max-buffered-bytes");
     }
 
+    /**
+     * With the automatic budget, whether a row is taken does not depend on how many writers share
+     * the JVM: a row larger than a writer's share (here the smallest, many writers being open) is
+     * taken and committed; only a row above the fixed largest size is refused.
+     */
+    @Test
+    void aRowLargerThanAnAutomaticShareIsTakenHoweverManyWritersShareTheJvm() {
+        List<BufferBudget> others = new java.util.ArrayList<>();
+        try (UpsertHarness automatic =
+                UpsertHarness.open(
+                        dir.resolve("auto").toString(), PAYMENTS, MergeOptions.DEFAULTS)) {
+            while (BufferBudget.current(BufferBudget.AUTO) > BufferBudget.MIN_AUTO_BYTES) {
+                others.add(BufferBudget.forWriter(BufferBudget.AUTO));
+            }
+            String large = "x".repeat((int) BufferBudget.MIN_AUTO_BYTES);
+            assertThat(RowSizeEstimator.estimate(new Object[] {2L, null, large, null}))
+                    .isGreaterThan(BufferBudget.MIN_AUTO_BYTES);
+            automatic.upsert(2L, new BigDecimal("2.00"), large, null);
+            automatic.commit();
+            assertThat(automatic.read()).hasSize(1);
+            assertThat(automatic.read().get(0)[2]).isEqualTo(large);
+
+            String huge = "x".repeat((int) BufferBudget.MAX_AUTO_ROW_BYTES);
+            assertThatThrownBy(() -> automatic.upsert(3L, new BigDecimal("3.00"), huge, null))
+                    .isInstanceOf(DeltaLiteInvalidInputException.class)
+                    .hasMessageContaining(
+                            "larger than the largest row an automatic change buffer takes"
+                                    + " (67108864 bytes)")
+                    .hasMessageContaining("Set 'max-buffered-bytes' above the row's size");
+        } finally {
+            others.forEach(BufferBudget::close);
+        }
+    }
+
     @Test
     void aRowWithTheWrongNumberOfValuesFails() {
         assertInvalid(
