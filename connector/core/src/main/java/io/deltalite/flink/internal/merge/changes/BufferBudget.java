@@ -15,6 +15,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * MiB instead of 64 MiB took deletion-vector ingest from 58 k to 87 k records/s); a small heap gets
  * a small buffer instead of one fixed size that could exhaust it. The key index has its own eighth
  * ({@code KeyIndex}).
+ *
+ * <p>The count lives in this class, so it spans the writers that load it from one class loader: all
+ * jobs of a TaskManager when the connector is in its {@code lib/}, but only one job's writers when
+ * each job bundles the connector in its own jar (Flink loads job jars child-first). Then every job
+ * counts itself alone and the jobs together may take more than an eighth; such deployments with
+ * several jobs per TaskManager should set {@code max-buffered-bytes}.
  */
 public final class BufferBudget implements AutoCloseable {
     /** The configured value that asks for the automatic budget. */
