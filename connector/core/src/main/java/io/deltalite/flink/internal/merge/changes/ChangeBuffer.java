@@ -22,12 +22,26 @@ public final class ChangeBuffer {
     private final BufferBudget budget;
     private final int[] partitionIndexes;
     private final Map<PartitionValues, PartitionChanges> partitions = new LinkedHashMap<>();
+    private final java.util.function.Consumer<PartitionValues> onFirstChange;
     private long estimatedBytes;
 
     /**
-     * @param budget a single row estimated above it is refused (it could never fit the buffer)
+     * @param budget its largest row is the largest this buffer takes
      */
     public ChangeBuffer(MergeTable table, NullKeyPolicy nullKeyPolicy, BufferBudget budget) {
+        this(table, nullKeyPolicy, budget, partition -> {});
+    }
+
+    /**
+     * @param onFirstChange told of a partition when the buffer takes its first change since the
+     *     partition was last drained
+     */
+    public ChangeBuffer(
+            MergeTable table,
+            NullKeyPolicy nullKeyPolicy,
+            BufferBudget budget,
+            java.util.function.Consumer<PartitionValues> onFirstChange) {
+        this.onFirstChange = onFirstChange;
         this.schema = table.schema();
         this.nullKeyPolicy = nullKeyPolicy;
         this.validator = new RowValidator(schema, table.location());
@@ -69,8 +83,13 @@ public final class ChangeBuffer {
                             + " or shrink the row; nothing of this checkpoint was committed.");
         }
         PartitionValues partition = PartitionValues.of(row, partitionIndexes);
-        return partitions.computeIfAbsent(
-                partition, key -> new PartitionChanges(schema, key, nullKeyPolicy));
+        PartitionChanges changes = partitions.get(partition);
+        if (changes == null) {
+            changes = new PartitionChanges(schema, partition, nullKeyPolicy);
+            partitions.put(partition, changes);
+            onFirstChange.accept(partition);
+        }
+        return changes;
     }
 
     /** The changes buffered for {@code partition}, or null. */

@@ -103,17 +103,24 @@ public final class KeyIndex {
     /** The JVM's budget for key indexes: an eighth of the heap. */
     private static final long JVM_BUDGET = Runtime.getRuntime().maxMemory() / 8;
 
+    /**
+     * @param partitioned whether the table has partition columns: with mode {@code auto}, the one
+     *     partition of an unpartitioned table is indexed from its first merge, since every
+     *     checkpoint with a change merges it
+     */
     public KeyIndex(
             DataFileStore store,
             ParallelFileWork parallel,
             List<ValueType> keyTypes,
             KeyIndexOptions options,
+            boolean partitioned,
             String location) {
         this.store = store;
         this.parallel = parallel;
         this.keyTypes = List.copyOf(keyTypes);
         this.maxMemoryBytes = Math.min(options.maxMemoryBytes(), JVM_BUDGET);
-        this.fromFirstMerge = options.mode() == io.deltalite.flink.sink.KeyIndexMode.ON;
+        this.fromFirstMerge =
+                options.mode() == io.deltalite.flink.sink.KeyIndexMode.ON || !partitioned;
         this.location = location;
         synchronized (JVM_LOCK) {
             IN_JVM.add(this);
@@ -202,6 +209,18 @@ public final class KeyIndex {
             }
         }
         return index;
+    }
+
+    /**
+     * Whether the next {@link #follow} of {@code partition} would build its index: it has none, and
+     * the mode builds it at this merge (with {@code on} or an unpartitioned table unless it was
+     * just dropped, with {@code auto} from its second merge). Such a build can run ahead of the
+     * merge, as soon as the writer has a change for the partition.
+     */
+    public synchronized boolean buildsAtNextMerge(PartitionValues partition) {
+        return !partitions.containsKey(partition)
+                && ((fromFirstMerge && !dropped.contains(partition))
+                        || mergedOnce.contains(partition));
     }
 
     /**

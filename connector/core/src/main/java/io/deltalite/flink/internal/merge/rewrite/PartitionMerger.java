@@ -156,7 +156,12 @@ public final class PartitionMerger {
                 if (index == null) {
                     index =
                             new KeyIndex(
-                                    store, parallel, schema.matchKeyTypes(), indexing, location);
+                                    store,
+                                    parallel,
+                                    schema.matchKeyTypes(),
+                                    indexing,
+                                    schema.isPartitioned(),
+                                    location);
                 }
                 made = index;
             }
@@ -167,6 +172,24 @@ public final class PartitionMerger {
     /** This merger's key index, or null when it has none. */
     public KeyIndex keyIndex() {
         return index;
+    }
+
+    /** Whether this merger's next merge of {@code partition} would build its key index. */
+    public boolean buildsKeyIndexAtNextMerge(PartitionValues partition) {
+        KeyIndex keyIndex = indexForMerges();
+        return keyIndex != null && keyIndex.buildsAtNextMerge(partition);
+    }
+
+    /**
+     * Builds the key index of {@code partition} from {@code liveFiles} ahead of its merge, if that
+     * merge would build it; the merge then brings it to the files it sees. Never while a merge of
+     * the partition runs.
+     */
+    public void buildKeyIndexAhead(PartitionValues partition, List<DataFile> liveFiles) {
+        KeyIndex keyIndex = indexForMerges();
+        if (keyIndex != null && keyIndex.buildsAtNextMerge(partition)) {
+            keyIndex.follow(partition, accessible(liveFiles));
+        }
     }
 
     /**

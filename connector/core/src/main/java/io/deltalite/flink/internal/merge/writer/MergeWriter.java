@@ -66,6 +66,7 @@ public final class MergeWriter implements AutoCloseable {
     private final PartitionCompactor compactor;
     private final BufferBudget bufferBudget;
     private final ChangeBuffer buffer;
+    private final KeyIndexAhead indexAhead;
     private final ExecutorService partitionPool;
     private final ParallelFileWork partitions;
     private final int subtask;
@@ -136,7 +137,10 @@ public final class MergeWriter implements AutoCloseable {
         this.compactor = new PartitionCompactor(table, options);
         this.pending = new PendingCheckpoints(table, appId);
         this.bufferBudget = BufferBudget.forWriter(options.maxBufferedBytes());
-        this.buffer = new ChangeBuffer(table, options.nullKeyPolicy(), bufferBudget);
+        this.indexAhead = new KeyIndexAhead(table, merger, "deltalite-key-index-" + subtask);
+        this.buffer =
+                new ChangeBuffer(
+                        table, options.nullKeyPolicy(), bufferBudget, indexAhead::firstChange);
         this.partitionPool =
                 maxParallelPartitions > 1
                         ? Executors.newFixedThreadPool(
@@ -251,6 +255,8 @@ public final class MergeWriter implements AutoCloseable {
      * @param last whether this is the checkpoint's last merge, which may also compact
      */
     private void merge(Map<PartitionValues, PartitionChanges> changes, boolean last) {
+        // No index is built ahead while a merge may use it.
+        indexAhead.awaitAll();
         if (changes.isEmpty()) {
             if (!pending.isEmpty()) {
                 // Nothing to merge, but an idle writer still learns of its commits and cleans up.
@@ -561,6 +567,7 @@ public final class MergeWriter implements AutoCloseable {
 
     @Override
     public void close() {
+        indexAhead.close();
         bufferBudget.close();
         if (partitionPool != null) {
             partitionPool.shutdownNow();

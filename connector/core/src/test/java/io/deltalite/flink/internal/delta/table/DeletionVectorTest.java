@@ -41,8 +41,13 @@ class DeletionVectorTest {
     private static final TableDefinition PARTITIONED_ITEMS =
             new TableDefinition(PARTITIONED_COLUMNS, List.of("id"), List.of("day"), Map.of());
 
+    /** Without the key index: what these tests count is the exact probe's reading. */
     private static final MergeOptions COPY_ON_WRITE =
-            MergeOptions.DEFAULTS.withWriteMode(WriteMode.COPY_ON_WRITE);
+            MergeOptions.DEFAULTS
+                    .withWriteMode(WriteMode.COPY_ON_WRITE)
+                    .withKeyIndex(
+                            io.deltalite.flink.internal.merge.options.KeyIndexOptions.DEFAULTS
+                                    .withMode(io.deltalite.flink.sink.KeyIndexMode.OFF));
 
     @TempDir Path dir;
 

@@ -153,9 +153,14 @@ class SharedPartitionsTest {
 
     @Test
     void filesOfAnotherWritersKeysAreNotProbedAndOwnFilesAreRewrittenByTheirWriter() {
-        DeltaTable table = open(MergeOptions.DEFAULTS);
-        MergeWriter lower = writer(table, MergeOptions.DEFAULTS, 0, LOWER);
-        MergeWriter upper = writer(table, MergeOptions.DEFAULTS, 1, UPPER);
+        // Without the key index: what this test counts is the exact probe's reading.
+        MergeOptions probed =
+                MergeOptions.DEFAULTS.withKeyIndex(
+                        io.deltalite.flink.internal.merge.options.KeyIndexOptions.DEFAULTS.withMode(
+                                io.deltalite.flink.sink.KeyIndexMode.OFF));
+        DeltaTable table = open(probed);
+        MergeWriter lower = writer(table, probed, 0, LOWER);
+        MergeWriter upper = writer(table, probed, 1, UPPER);
         // Interleaved keys: the statistics of both writers' files cover every key.
         for (long id = 0; id < 100; id++) {
             (id % 2 == 0 ? lower : upper).upsert(new Object[] {id, "v" + id});
