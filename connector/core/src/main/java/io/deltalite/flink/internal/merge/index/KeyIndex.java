@@ -71,6 +71,12 @@ public final class KeyIndex {
     /** With mode {@code auto}: partitions merged once, not indexed yet. */
     private final java.util.Set<PartitionValues> mergedOnce = new java.util.HashSet<>();
 
+    /**
+     * Partitions whose build ahead of their merge did not fit the budget: not built ahead again
+     * (each try loads a snapshot) until a merge indexes them.
+     */
+    private final java.util.Set<PartitionValues> refusedAhead = new java.util.HashSet<>();
+
     /** In order of last use, least recent first. */
     private final LinkedHashMap<PartitionValues, PartitionKeyIndex> partitions =
             new LinkedHashMap<>(16, 0.75f, true);
@@ -132,6 +138,27 @@ public final class KeyIndex {
      * too large for the memory budget (the merge then probes).
      */
     public PartitionKeyIndex follow(PartitionValues partition, List<DataFile> liveFiles) {
+        return follow(partition, liveFiles, false);
+    }
+
+    /**
+     * Builds the index of {@code partition} from {@code liveFiles} ahead of its merge, if that
+     * merge would build it ({@link #buildsAhead}) and it fits the budgets as they are: a build
+     * ahead never drops another partition's index, which a merge may be about to use. Never while a
+     * merge of the partition runs.
+     */
+    public void buildAhead(PartitionValues partition, List<DataFile> liveFiles) {
+        if (buildsAhead(partition)) {
+            follow(partition, liveFiles, true);
+        }
+    }
+
+    /**
+     * @param ahead built ahead of the merge: charged without dropping other partitions, and not
+     *     built ahead again once refused
+     */
+    private PartitionKeyIndex follow(
+            PartitionValues partition, List<DataFile> liveFiles, boolean ahead) {
         long rows = 0;
         for (DataFile file : liveFiles) {
             // Without a count, assume a row per 8 bytes: never fewer rows than the file holds.
@@ -153,7 +180,11 @@ public final class KeyIndex {
                     index == null
                             ? estimatedBytes(rows)
                             : index.memoryBytes() + estimatedBytes(rowsNotHeld(index, liveFiles));
-            if (!charge(partition, needed)) {
+            if (!charge(partition, needed, !ahead)) {
+                if (ahead) {
+                    refuseAhead(partition);
+                    return null; // its merge decides, as without building ahead
+                }
                 fallbacks.incrementAndGet();
                 if (index != null) {
                     forget(partition);
@@ -178,20 +209,28 @@ public final class KeyIndex {
                 index = new PartitionKeyIndex(store, parallel, keyTypes);
                 partitions.put(partition, index);
                 mergedOnce.remove(partition);
+                if (!ahead) {
+                    refusedAhead.remove(partition);
+                }
             }
         }
         long start = System.nanoTime();
-        PartitionKeyIndex.Followed followed;
+        PartitionKeyIndex.Followed followed = null;
         try {
             followed = index.follow(liveFiles);
-        } catch (RuntimeException e) {
-            // Half followed is unknown: forget the partition, the next merge builds it anew.
-            synchronized (this) {
-                if (partitions.get(partition) == index) {
-                    forget(partition);
+        } finally {
+            if (followed == null) {
+                // Half followed is unknown, whatever was thrown (an Error too): forget the
+                // partition; its next merge builds it anew (with auto: it was merged before).
+                synchronized (this) {
+                    if (partitions.get(partition) == index) {
+                        forget(partition);
+                    }
+                    if (!fromFirstMerge) {
+                        mergedOnce.add(partition);
+                    }
                 }
             }
-            throw e;
         }
         if (followed.filesRead() > 0) {
             readNanos.addAndGet(System.nanoTime() - start);
@@ -201,14 +240,26 @@ public final class KeyIndex {
         synchronized (this) {
             // Charge what it holds now (less than reserved, as a rule). Dropped meanwhile to make
             // room for another partition, it still serves this merge, which holds it.
-            if (partitions.get(partition) == index && !charge(partition, index.memoryBytes())) {
+            if (partitions.get(partition) == index
+                    && !charge(partition, index.memoryBytes(), !ahead)) {
                 // It grew past the budget on its own: forget it, this merge reads the files.
                 forget(partition);
-                fallbacks.incrementAndGet();
+                if (ahead) {
+                    refuseAhead(partition);
+                } else {
+                    fallbacks.incrementAndGet();
+                }
                 return null;
             }
         }
         return index;
+    }
+
+    private void refuseAhead(PartitionValues partition) {
+        if (refusedAhead.size() >= 100_000) {
+            refusedAhead.clear(); // a bound, as for mergedOnce
+        }
+        refusedAhead.add(partition);
     }
 
     /**
@@ -217,8 +268,9 @@ public final class KeyIndex {
      * just dropped, with {@code auto} from its second merge). Such a build can run ahead of the
      * merge, as soon as the writer has a change for the partition.
      */
-    public synchronized boolean buildsAtNextMerge(PartitionValues partition) {
+    public synchronized boolean buildsAhead(PartitionValues partition) {
         return !partitions.containsKey(partition)
+                && !refusedAhead.contains(partition)
                 && ((fromFirstMerge && !dropped.contains(partition))
                         || mergedOnce.contains(partition));
     }
@@ -243,6 +295,13 @@ public final class KeyIndex {
      * allow it, dropping this writer's least recently merged other partitions to make room.
      */
     private boolean charge(PartitionValues partition, long bytes) {
+        return charge(partition, bytes, true);
+    }
+
+    /**
+     * @param mayDrop whether other partitions may be dropped to make room
+     */
+    private boolean charge(PartitionValues partition, long bytes, boolean mayDrop) {
         long before = charged.getOrDefault(partition, 0L);
         if (bytes > maxMemoryBytes) {
             return false;
@@ -258,6 +317,9 @@ public final class KeyIndex {
                     chargedTotal += more;
                     return true;
                 }
+            }
+            if (!mayDrop) {
+                return false;
             }
             PartitionValues victim = null;
             while (leastRecent.hasNext() && victim == null) {

@@ -61,7 +61,7 @@ public final class ParallelFileWork {
                             }));
         }
         List<T> results = new ArrayList<>(tasks.size());
-        RuntimeException failure = null;
+        Throwable failure = null;
         boolean interrupted = false;
         for (Future<T> future : futures) {
             try {
@@ -71,7 +71,9 @@ public final class ParallelFileWork {
                 failure = new IllegalStateException("interrupted while files were merged", e);
                 break;
             } catch (ExecutionException e) {
-                failure = asRuntime(e.getCause());
+                // An Error too: the other tasks are stopped before it goes on, so that none of
+                // them still writes into what the caller drops or retries.
+                failure = e.getCause();
                 break;
             }
         }
@@ -92,7 +94,7 @@ public final class ParallelFileWork {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        throw failure;
+        throw asRuntime(failure);
     }
 
     /** Waits for the tasks that were started to finish, for at most a minute. */

@@ -174,21 +174,21 @@ public final class PartitionMerger {
         return index;
     }
 
-    /** Whether this merger's next merge of {@code partition} would build its key index. */
-    public boolean buildsKeyIndexAtNextMerge(PartitionValues partition) {
+    /** Whether the key index of {@code partition} is to be built ahead of its next merge. */
+    public boolean buildsKeyIndexAhead(PartitionValues partition) {
         KeyIndex keyIndex = indexForMerges();
-        return keyIndex != null && keyIndex.buildsAtNextMerge(partition);
+        return keyIndex != null && keyIndex.buildsAhead(partition);
     }
 
     /**
-     * Builds the key index of {@code partition} from {@code liveFiles} ahead of its merge, if that
-     * merge would build it; the merge then brings it to the files it sees. Never while a merge of
-     * the partition runs.
+     * Builds the key index of {@code partition} from {@code liveFiles} ahead of its merge (see
+     * {@link KeyIndex#buildAhead}); the merge then brings it to the files it sees. Never while a
+     * merge of the partition runs.
      */
     public void buildKeyIndexAhead(PartitionValues partition, List<DataFile> liveFiles) {
         KeyIndex keyIndex = indexForMerges();
-        if (keyIndex != null && keyIndex.buildsAtNextMerge(partition)) {
-            keyIndex.follow(partition, accessible(liveFiles));
+        if (keyIndex != null) {
+            keyIndex.buildAhead(partition, accessible(liveFiles));
         }
     }
 

@@ -11,11 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,11 +35,14 @@ import org.slf4j.LoggerFactory;
  * makes both). So an index is never built ahead while a merge of its partition uses it.
  *
  * <p><b>Best effort.</b> A build that fails (storage answering badly) is logged and forgotten: the
- * index forgets a half-built partition, and its merge builds it as it would have without this.
+ * index forgets a half-built partition, and its merge builds it as it would have without this (an
+ * {@link Error} is rethrown to the writer). A build ahead never drops another partition's index to
+ * make room, and one that does not fit is not tried again until a merge indexed the partition.
  * Nothing here decides what a merge writes.
  */
 final class KeyIndexAhead implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KeyIndexAhead.class);
+    private static final long CLOSE_WAIT_SECONDS = 30;
 
     private final MergeTable table;
     private final PartitionMerger merger;
@@ -62,7 +67,7 @@ final class KeyIndexAhead implements AutoCloseable {
 
     /** The writer took its first change for {@code partition} since the partition's last merge. */
     void firstChange(PartitionValues partition) {
-        if (!requested.add(partition) || !merger.buildsKeyIndexAtNextMerge(partition)) {
+        if (!requested.add(partition) || !merger.buildsKeyIndexAhead(partition)) {
             return;
         }
         if (thread == null) {
@@ -73,28 +78,38 @@ final class KeyIndexAhead implements AutoCloseable {
         submitted.add(thread.submit(this::buildQueued));
     }
 
-    /** Waits until every build requested so far has ended; the writer calls it before a merge. */
+    /**
+     * Waits until every build requested so far has ended; the writer calls it before a merge.
+     * Interrupted (the task is cancelled), it stops the builds and throws. A build that died of an
+     * {@link Error} rethrows it here: the writer fails as it would have, building in its merge.
+     */
     void awaitAll() {
         requested.clear();
-        if (submitted.isEmpty()) {
-            return;
-        }
-        boolean interrupted = false;
-        for (Future<?> build : submitted) {
-            while (true) {
+        try {
+            for (Future<?> build : submitted) {
                 try {
                     build.get();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
                 } catch (ExecutionException e) {
-                    break; // logged by the build
+                    if (e.getCause() instanceof Error error) {
+                        throw error;
+                    }
+                    // A RuntimeException was logged by the build, and the index forgot the
+                    // partition: its merge builds it.
+                } catch (CancellationException e) {
+                    // Stopped by close(), which the writer does not merge after.
                 }
             }
-        }
-        submitted.clear();
-        if (interrupted) {
+        } catch (InterruptedException e) {
+            submitted.forEach(build -> build.cancel(true));
+            queue.clear();
             Thread.currentThread().interrupt();
+            throw new IllegalStateException(
+                    "Interrupted while the key index of "
+                            + table.location()
+                            + " was built ahead of the checkpoint",
+                    e);
+        } finally {
+            submitted.clear();
         }
     }
 
@@ -118,7 +133,18 @@ final class KeyIndexAhead implements AutoCloseable {
         for (PartitionValues next; (next = queue.poll()) != null; ) {
             partitions.add(next);
         }
-        Map<PartitionValues, List<DataFile>> live = snapshot.liveFiles(partitions);
+        Map<PartitionValues, List<DataFile>> live;
+        try {
+            live = snapshot.liveFiles(partitions);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Could not list the files of {} partition(s) of {} to build their key indexes"
+                            + " ahead of the checkpoint; their merges build them instead: {}",
+                    partitions.size(),
+                    table.location(),
+                    e.toString());
+            return;
+        }
         for (PartitionValues partition : partitions) {
             if (Thread.currentThread().isInterrupted()) {
                 return; // closing
@@ -136,11 +162,29 @@ final class KeyIndexAhead implements AutoCloseable {
         }
     }
 
-    /** Stops a build in progress (the writer closes); a no-op when none ever ran. */
+    /**
+     * Stops a build in progress and waits for its thread to end (the writer closes, and then its
+     * key index), for at most {@value #CLOSE_WAIT_SECONDS} seconds; a no-op when none ever ran.
+     */
     @Override
     public void close() {
-        if (thread != null) {
-            thread.shutdownNow();
+        if (thread == null) {
+            return;
+        }
+        thread.shutdownNow();
+        boolean ended;
+        try {
+            ended = thread.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ended = false;
+        }
+        if (!ended) {
+            LOG.warn(
+                    "The key index build ahead of the checkpoint of {} did not stop within {} s"
+                            + " of the writer closing; it ends with its current file read.",
+                    table.location(),
+                    CLOSE_WAIT_SECONDS);
         }
     }
 }

@@ -88,4 +88,49 @@ class ParallelFileWorkTest {
                 .hasMessage("broken file");
         assertThat(cleaned).containsExactly("kept until the failure");
     }
+
+    /**
+     * An Error (a heap running out while a key index grows) stops the other tasks and waits for
+     * them before it goes on, as any failure does: none of them still writes into what the caller
+     * drops (a half-built index it forgets) or builds again.
+     */
+    @Test
+    void anErrorInOneTaskStopsAndAwaitsTheOthersBeforeItIsRethrown() {
+        ExecutorService two = Executors.newFixedThreadPool(2);
+        try {
+            ConcurrentLinkedQueue<String> cleaned = new ConcurrentLinkedQueue<>();
+            CountDownLatch otherStarted = new CountDownLatch(1);
+            Callable<String> dies =
+                    () -> {
+                        otherStarted.await();
+                        throw new OutOfMemoryError("simulated: the index outgrew the heap");
+                    };
+            Callable<String> runsUntilStopped =
+                    () -> {
+                        otherStarted.countDown();
+                        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                        while (!Thread.interrupted() && System.nanoTime() < giveUp) {
+                            Thread.onSpinWait();
+                        }
+                        return "stopped";
+                    };
+            long started = System.nanoTime();
+
+            assertThatThrownBy(
+                            () ->
+                                    new ParallelFileWork(two)
+                                            .runAll(List.of(dies, runsUntilStopped), cleaned::add))
+                    .isInstanceOf(OutOfMemoryError.class)
+                    .hasMessageContaining("simulated");
+
+            assertThat(cleaned)
+                    .as("the other task ended before the Error went on")
+                    .containsExactly("stopped");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+                    .as("stopped, not run to its end")
+                    .isLessThan(10_000);
+        } finally {
+            two.shutdownNow();
+        }
+    }
 }
