@@ -11,7 +11,9 @@ public enum KeyIndexMode {
     ON,
     /**
      * A writer indexes a partition from its second merge on: partitions merged once (a batch run, a
-     * cold partition that gets one late change) are probed and never indexed. The default.
+     * cold partition that gets one late change) are probed and never indexed. The one partition of
+     * an unpartitioned table, which every checkpoint with a change merges, is indexed from the
+     * first. The default.
      */
     AUTO
 }

@@ -97,7 +97,8 @@ public final class DeltaLiteOptions {
                             "Whether writers keep an index of where each key's row is, so that a"
                                     + " checkpoint finds the rows it replaces without reading the"
                                     + " key columns of the table's files: AUTO (index a partition"
-                                    + " from its second merge on), ON (from its first) or OFF"
+                                    + " from its second merge on, an unpartitioned table from its"
+                                    + " first), ON (from its first) or OFF"
                                     + " (probe the files at every merge). The index lives on the"
                                     + " writer's heap and is rebuilt after a restart.");
 

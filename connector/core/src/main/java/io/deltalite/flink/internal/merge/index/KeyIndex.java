@@ -29,8 +29,11 @@ import org.slf4j.LoggerFactory;
  * of the partition's files once, as one exact probe does, through {@link
  * DataFileStore#readKeyIdentities}: the table's store decodes only the key columns, column by
  * column, and falls back to reading rows only for layouts it does not decode) and then follows the
- * partition's live files. A restart, a restore or a rescale therefore costs one read of the key
- * columns of the partitions each writer touches, spread over the writers.
+ * partition's live files. With mode {@code auto} that is from a partition's second merge (its first
+ * probes), and from the first for the one partition of an unpartitioned table; with {@code on} from
+ * the first. The writer builds it ahead of that merge, as soon as it buffers the partition's first
+ * change ({@link #buildAhead}, {@code KeyIndexAhead}). A restart, a restore or a rescale therefore
+ * costs one read of the key columns of the partitions each writer touches, spread over the writers.
  *
  * <h2>Bounded</h2>
  *
