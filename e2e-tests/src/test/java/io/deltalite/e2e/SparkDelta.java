@@ -37,6 +37,10 @@ public final class SparkDelta {
                             .config("spark.databricks.delta.snapshotPartitions", "2")
                             .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "2")
                             .config("spark.sql.session.timeZone", "UTC")
+                            // The tests' tables hold tens to thousands of rows: compiling
+                            // generated code for every query costs more CPU than it saves.
+                            .config("spark.sql.codegen.wholeStage", "false")
+                            .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
                             .config(
                                     "spark.databricks.delta.retentionDurationCheck.enabled",
                                     "false")
