@@ -84,6 +84,45 @@ public final class KernelRowBatch implements RowBatch {
                 data, firstPosition, live, keyOrdinals, keyTypes.toArray(new ValueType[0]), rows);
     }
 
+    /**
+     * Row {@code rowOf[i]} of {@code sources[sourceOf[i]]} for {@code i < count}, as one batch of
+     * live new rows that points into the sources instead of copying them; null when a source is not
+     * a batch of complete rows of the same columns (the caller then copies the rows).
+     */
+    public static KernelRowBatch gather(
+            List<? extends RowBatch> sources, int[] sourceOf, int[] rowOf, int count) {
+        ColumnarBatch[] data = new ColumnarBatch[sources.size()];
+        KernelRowBatch first = null;
+        for (int source = 0; source < data.length; source++) {
+            if (!(sources.get(source) instanceof KernelRowBatch batch)
+                    || batch.rows == null
+                    || (first != null
+                            && (first.rows != batch.rows
+                                    || !first.data.getSchema().equals(batch.data.getSchema())))) {
+                return null;
+            }
+            first = first == null ? batch : first;
+            data[source] = batch.data;
+        }
+        if (first == null) {
+            return null;
+        }
+        boolean[] live = new boolean[count];
+        java.util.Arrays.fill(live, true);
+        return new KernelRowBatch(
+                new GatheredColumnarBatch(
+                        first.data.getSchema(),
+                        data,
+                        java.util.Arrays.copyOf(sourceOf, count),
+                        java.util.Arrays.copyOf(rowOf, count),
+                        count),
+                -1,
+                live,
+                first.keyOrdinals,
+                first.keyTypes,
+                first.rows);
+    }
+
     @Override
     public int size() {
         return live.length;

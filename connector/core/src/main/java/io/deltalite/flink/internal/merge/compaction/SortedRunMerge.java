@@ -15,13 +15,16 @@ import java.util.PriorityQueue;
  * Streams the live rows of several files as one run sorted by key: each file is read a batch at a
  * time and the row with the smallest key goes next, so files that are sorted by key (as every file
  * the sink writes is) merge into sorted output. Rows without a key come last, in file order; for a
- * table without a key the files are simply concatenated. At most one batch per file is held.
+ * table without a key the files are simply concatenated. The output batches point into the files'
+ * batches ({@link DataFileStore#gather}) rather than copying rows, so a file's batch stays held
+ * until the output batch that took its last row is written: about two batches per file.
  */
 public final class SortedRunMerge implements BatchStream {
     private final DataFileStore store;
     private final int batchSize;
     private final PriorityQueue<Cursor> heads;
     private final List<Cursor> cursors = new ArrayList<>();
+    private long generation;
 
     public SortedRunMerge(
             DataFileStore store, List<DataFile> files, Comparator<RowKey> keyOrder, int batchSize) {
@@ -30,15 +33,9 @@ public final class SortedRunMerge implements BatchStream {
         Comparator<Cursor> byKey =
                 (left, right) -> {
                     if (keyOrder != null) {
-                        RowKey a = left.key;
-                        RowKey b = right.key;
-                        if (a != null && b != null) {
-                            int order = keyOrder.compare(a, b);
-                            if (order != 0) {
-                                return order;
-                            }
-                        } else if (a != null || b != null) {
-                            return a == null ? 1 : -1;
+                        int order = compareKeys(left, right, keyOrder);
+                        if (order != 0) {
+                            return order;
                         }
                     }
                     return Integer.compare(left.index, right.index);
@@ -68,15 +65,43 @@ public final class SortedRunMerge implements BatchStream {
         if (heads.isEmpty()) {
             throw new NoSuchElementException();
         }
-        List<Object[]> rows = new ArrayList<>(batchSize);
-        while (rows.size() < batchSize && !heads.isEmpty()) {
+        // The output points into the files' batches: a batch joins the sources when its first row
+        // is taken, and stays reachable from the output after its cursor moved on.
+        List<RowBatch> sources = new ArrayList<>();
+        int[] from = new int[batchSize];
+        int[] rows = new int[batchSize];
+        int count = 0;
+        generation++;
+        while (count < batchSize && !heads.isEmpty()) {
             Cursor head = heads.poll();
-            rows.add(head.batch.rowAt(head.row));
+            if (head.generation != generation || head.source < 0) {
+                head.generation = generation;
+                head.source = sources.size();
+                sources.add(head.batch);
+            }
+            from[count] = head.source;
+            rows[count++] = head.row;
             if (head.advance()) {
                 heads.add(head);
             }
         }
-        return store.newRows(rows);
+        return store.gather(sources, from, rows, count);
+    }
+
+    /** Key order, rows without a key last; single {@code BIGINT} keys compare without boxing. */
+    private static int compareKeys(Cursor left, Cursor right, Comparator<RowKey> keyOrder) {
+        if (left.longKey && right.longKey) {
+            if (left.nullKey || right.nullKey) {
+                return Boolean.compare(left.nullKey, right.nullKey);
+            }
+            return Long.compare(left.keyValue, right.keyValue);
+        }
+        RowKey a = left.key();
+        RowKey b = right.key();
+        if (a != null && b != null) {
+            return keyOrder.compare(a, b);
+        }
+        return a == null && b == null ? 0 : a == null ? 1 : -1;
     }
 
     @Override
@@ -103,12 +128,33 @@ public final class SortedRunMerge implements BatchStream {
         final boolean keyed;
         RowBatch batch;
         int row = -1;
-        RowKey key;
+
+        /**
+         * Whether the current batch reads its key as a {@code long} ({@link RowBatch#hasLongKey}).
+         */
+        boolean longKey;
+
+        /** With {@link #longKey}: whether the current row's key is null, or else its value. */
+        boolean nullKey;
+
+        long keyValue;
+
+        /** The current row's key when not {@link #longKey}, decoded once. */
+        private RowKey key;
+
+        /** The output batch the current batch is a source of, and its index there. */
+        long generation = -1;
+
+        int source = -1;
 
         Cursor(int index, BatchStream stream, boolean keyed) {
             this.index = index;
             this.stream = stream;
             this.keyed = keyed;
+        }
+
+        RowKey key() {
+            return !longKey ? key : nullKey ? null : batch.keyAt(row);
         }
 
         /** Moves to the next live row; false at the end of the file. */
@@ -117,7 +163,14 @@ public final class SortedRunMerge implements BatchStream {
                 if (batch != null) {
                     while (++row < batch.size()) {
                         if (batch.isLive(row)) {
-                            key = keyed ? batch.keyAt(row) : null;
+                            if (!keyed) {
+                                key = null;
+                            } else if (longKey) {
+                                nullKey = batch.isKeyNullAt(row);
+                                keyValue = nullKey ? 0 : batch.longKeyAt(row);
+                            } else {
+                                key = batch.keyAt(row);
+                            }
                             return true;
                         }
                     }
@@ -127,6 +180,9 @@ public final class SortedRunMerge implements BatchStream {
                     return false;
                 }
                 batch = stream.next();
+                longKey = keyed && batch.hasLongKey();
+                key = null;
+                source = -1;
                 row = -1;
             }
         }

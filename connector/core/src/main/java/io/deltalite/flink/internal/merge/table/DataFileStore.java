@@ -112,6 +112,21 @@ public interface DataFileStore {
     RowBatch newRows(List<Object[]> rows);
 
     /**
+     * Row {@code rows[i]} of {@code sources.get(from[i])} for {@code i < count}, in that order, as
+     * one batch of live rows that can be written: the output of a merge by key. The sources are
+     * batches of complete rows this store read ({@link #readRows}) or made ({@link #newRows}). This
+     * implementation copies each row; a store may point into the sources instead, column by column,
+     * without decoding a value.
+     */
+    default RowBatch gather(List<? extends RowBatch> sources, int[] from, int[] rows, int count) {
+        List<Object[]> values = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            values.add(sources.get(from[i]).rowAt(rows[i]));
+        }
+        return newRows(values);
+    }
+
+    /**
      * Writes the live rows of {@code batches} into new data files of {@code partition}, starting a
      * new file at the target file size, with statistics. The files are not part of the table until
      * a commit adds them. If writing fails, the files written so far are deleted.

@@ -8,26 +8,15 @@ import io.deltalite.flink.internal.merge.probe.ParallelFileWork;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
-import io.deltalite.flink.internal.merge.table.BatchStream;
 import io.deltalite.flink.internal.merge.table.DataFileStore;
-import io.deltalite.flink.internal.merge.table.DeletionVectorSink;
-import io.deltalite.flink.internal.merge.table.KeyStream;
-import io.deltalite.flink.internal.merge.table.RowBatch;
 import io.deltalite.flink.internal.merge.value.DataFile;
-import io.deltalite.flink.internal.merge.value.DeletionVector;
-import io.deltalite.flink.internal.merge.value.DeletionVectorRef;
-import io.deltalite.flink.internal.merge.value.KeyGroups;
-import io.deltalite.flink.internal.merge.value.PartitionValues;
-import io.deltalite.flink.internal.merge.value.RowKey;
-import io.deltalite.flink.internal.merge.value.StagedKeys;
 import io.deltalite.flink.testing.Benchmark;
+import io.deltalite.flink.testing.DefaultPathsStore;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,7 +110,7 @@ class KeyIndexBuildBenchmark {
             harness.table().latestSnapshot().allLiveFiles().values().forEach(live::addAll);
             assertThat(live).hasSize(files);
             DataFileStore columnar = harness.table().files();
-            DataFileStore rowWise = new RowWise(columnar);
+            DataFileStore rowWise = new DefaultPathsStore(columnar);
             List<ValueType> keyTypes = List.of(ValueType.of(Kind.BIGINT));
             List<Long> rowWiseCpu = new ArrayList<>();
             List<Long> columnarCpu = new ArrayList<>();
@@ -147,75 +136,6 @@ class KeyIndexBuildBenchmark {
                 }
             }
             return new Result(rowWiseCpu, columnarCpu, rowWiseWall, columnarWall, bytesPerKey);
-        }
-    }
-
-    /** The table's store with the index's reads done row by row, as before the column reader. */
-    private record RowWise(DataFileStore store) implements DataFileStore {
-        @Override
-        public BatchStream readKeys(DataFile file) {
-            return store.readKeys(file);
-        }
-
-        @Override
-        public BatchStream readRows(DataFile file) {
-            return store.readRows(file);
-        }
-
-        @Override
-        public RowBatch newRows(List<Object[]> rows) {
-            return store.newRows(rows);
-        }
-
-        @Override
-        public List<DataFile> write(
-                PartitionValues partition, BatchStream batches, KeyGroups keys) {
-            return store.write(partition, batches, keys);
-        }
-
-        @Override
-        public void deleteUncommitted(DataFile file) {
-            store.deleteUncommitted(file);
-        }
-
-        @Override
-        public StagedKeys stageKeys(Collection<RowKey> keys) {
-            return store.stageKeys(keys);
-        }
-
-        @Override
-        public DeletionVector readDeletionVector(DataFile file) {
-            return store.readDeletionVector(file);
-        }
-
-        @Override
-        public DeletionVectorSink newDeletionVectorSink() {
-            return store.newDeletionVectorSink();
-        }
-
-        @Override
-        public String deletionVectorPath(DeletionVectorRef vector) {
-            return store.deletionVectorPath(vector);
-        }
-
-        @Override
-        public boolean exists(String path) {
-            return store.exists(path);
-        }
-
-        @Override
-        public OptionalLong fileSize(String path) {
-            return store.fileSize(path);
-        }
-
-        @Override
-        public boolean isStagedKeyFile(String path) {
-            return store.isStagedKeyFile(path);
-        }
-
-        @Override
-        public KeyStream readStagedKeys(StagedKeys file) {
-            return store.readStagedKeys(file);
         }
     }
 
