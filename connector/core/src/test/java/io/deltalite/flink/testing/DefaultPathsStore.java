@@ -21,7 +21,13 @@ import java.util.OptionalLong;
  * decoded row by row ({@code locateKeys}, {@code readKeyIdentities}), a merge's output copied row
  * by row ({@code gather}). What the benchmarks compare the store's fast paths with.
  */
-public record DefaultPathsStore(DataFileStore store) implements DataFileStore {
+public class DefaultPathsStore implements DataFileStore {
+    private final DataFileStore store;
+
+    public DefaultPathsStore(DataFileStore store) {
+        this.store = store;
+    }
+
     @Override
     public BatchStream readKeys(DataFile file) {
         return store.readKeys(file);

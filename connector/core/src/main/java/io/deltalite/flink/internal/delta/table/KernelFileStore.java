@@ -391,13 +391,13 @@ final class KernelFileStore implements DataFileStore {
         table.deleteQuietly(file.path());
     }
 
-    /** Hands Kernel's writer only batches with at least one row to write. */
     @Override
     public RowBatch gather(List<? extends RowBatch> sources, int[] from, int[] rows, int count) {
         RowBatch gathered = KernelRowBatch.gather(sources, from, rows, count);
         return gathered != null ? gathered : DataFileStore.super.gather(sources, from, rows, count);
     }
 
+    /** Hands Kernel's writer only batches with at least one row to write. */
     private static final class LiveBatches implements Iterator<FilteredColumnarBatch> {
         private final BatchStream batches;
         private FilteredColumnarBatch next;

@@ -26,6 +26,14 @@ public final class SortedRunMerge implements BatchStream {
     private final List<Cursor> cursors = new ArrayList<>();
     private long generation;
 
+    /** Batches of one file an output batch may point into, on average over the files. */
+    static final int MAX_SOURCES_PER_FILE = 2;
+
+    /**
+     * @param keyOrder the order of the table's keys ({@link
+     *     io.deltalite.flink.internal.merge.value.KeyOrder#keys}), or null for a table without a
+     *     key; single {@code BIGINT} keys are compared as {@code long}s, which is the same order
+     */
     public SortedRunMerge(
             DataFileStore store, List<DataFile> files, Comparator<RowKey> keyOrder, int batchSize) {
         this.store = store;
@@ -68,13 +76,19 @@ public final class SortedRunMerge implements BatchStream {
         // The output points into the files' batches: a batch joins the sources when its first row
         // is taken, and stays reachable from the output after its cursor moved on.
         List<RowBatch> sources = new ArrayList<>();
+        int maxSources = MAX_SOURCES_PER_FILE * Math.max(1, cursors.size());
         int[] from = new int[batchSize];
         int[] rows = new int[batchSize];
         int count = 0;
         generation++;
         while (count < batchSize && !heads.isEmpty()) {
-            Cursor head = heads.poll();
-            if (head.generation != generation || head.source < 0) {
+            Cursor head = heads.peek();
+            boolean newSource = head.generation != generation || head.source < 0;
+            if (newSource && sources.size() == maxSources) {
+                break;
+            }
+            heads.poll();
+            if (newSource) {
                 head.generation = generation;
                 head.source = sources.size();
                 sources.add(head.batch);
