@@ -71,13 +71,24 @@ public final class FlinkDistribution {
         return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     }
 
+    /**
+     * JIT and collector of the Flink processes the tests start (SQL client, JobManager,
+     * TaskManagers, the command-line client): each lives a minute or less and handles test-sized
+     * data, so the optimizing compiler and G1's concurrent threads cost more CPU than they save.
+     */
+    public static final List<String> SHORT_LIVED_JVM =
+            List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
     static List<String> jvmOptions() {
-        return List.of(
+        List<String> options = new ArrayList<>(SHORT_LIVED_JVM);
+        options.addAll(
+                List.of(
                 "-Xmx1g",
                 "--add-opens=java.base/java.lang=ALL-UNNAMED",
                 "--add-opens=java.base/java.util=ALL-UNNAMED",
                 "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED");
+                "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED"));
+        return options;
     }
 
     /** What Flink's SQL client printed for a script, and how it ended. */

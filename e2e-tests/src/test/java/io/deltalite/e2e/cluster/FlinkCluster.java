@@ -143,6 +143,7 @@ final class FlinkCluster implements AutoCloseable {
     List<String> javaCommand(String mainClass, List<String> memoryOptions, List<String> arguments) {
         List<String> command = new ArrayList<>();
         command.add(FlinkDistribution.javaBinary());
+        command.addAll(FlinkDistribution.SHORT_LIVED_JVM);
         command.addAll(memoryOptions);
         command.addAll(
                 List.of(
