@@ -14,6 +14,7 @@ import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.RowKey;
 import io.deltalite.flink.internal.parquet.ParquetKeyScanner;
 import io.deltalite.flink.testing.Benchmark;
+import io.deltalite.flink.testing.Spread;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -75,22 +76,29 @@ class KeyProbeBenchmark {
         System.out.printf(
                 "%n### Probe speed: %,d BIGINT keys in %d files, %,d changed keys, %d runs, one"
                         + " thread%n%n| reader | M keys per CPU-second (min / median / max) | CPU ms"
-                        + " per pass | wall ms per pass |%n| --- | --- | --- | --- |%n| Kernel,"
-                        + " row-wise (before) | %s | %s | %s |%n| parquet-java column reader | %s |"
-                        + " %s | %s |%n| pages decoded by deltalite (after) | %s | %s | %s |%n",
+                        + " per pass | wall ms per pass |%n| --- | --- | --- | --- |%n%s%s%s",
                 rows,
                 files,
                 changes,
                 repetitions,
-                rates(result.rowWise(), rows),
-                millis(result.rowWise()),
-                millis(result.rowWiseWall()),
-                rates(result.columnReader(), rows),
-                millis(result.columnReader()),
-                millis(result.columnReaderWall()),
-                rates(result.pages(), rows),
-                millis(result.pages()),
-                millis(result.pagesWall()));
+                Spread.row(
+                        "Kernel, row-wise (before)",
+                        result.rowWise(),
+                        result.rowWiseWall(),
+                        rows,
+                        1),
+                Spread.row(
+                        "parquet-java column reader",
+                        result.columnReader(),
+                        result.columnReaderWall(),
+                        rows,
+                        1),
+                Spread.row(
+                        "pages decoded by deltalite (after)",
+                        result.pages(),
+                        result.pagesWall(),
+                        rows,
+                        1));
     }
 
     /** CPU time of the probing thread per pass, and wall time per pass. */
@@ -206,24 +214,5 @@ class KeyProbeBenchmark {
     /** Distinct ids spread over the long range (an odd multiplier is a bijection). */
     private static long id(long i) {
         return i * 0x9E3779B97F4A7C15L;
-    }
-
-    private static String rates(List<Long> nanos, int rows) {
-        List<Double> rates = new ArrayList<>();
-        nanos.forEach(n -> rates.add(rows / (n / 1e9) / 1e6));
-        rates.sort(null);
-        return String.format(
-                "%.1f / %.1f / %.1f",
-                rates.get(0), rates.get(rates.size() / 2), rates.get(rates.size() - 1));
-    }
-
-    private static String millis(List<Long> nanos) {
-        List<Long> sorted = new ArrayList<>(nanos);
-        sorted.sort(null);
-        return String.format(
-                "%,d / %,d / %,d",
-                sorted.get(0) / 1_000_000,
-                sorted.get(sorted.size() / 2) / 1_000_000,
-                sorted.get(sorted.size() - 1) / 1_000_000);
     }
 }

@@ -13,6 +13,7 @@ import io.deltalite.flink.internal.merge.value.KeyOrder;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.testing.Benchmark;
 import io.deltalite.flink.testing.DefaultPathsStore;
+import io.deltalite.flink.testing.Spread;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -73,18 +74,22 @@ class MergeByKeyBenchmark {
         System.out.printf(
                 "%n### Merging %d files of %,d rows in all by key, %d runs, one thread%n%n"
                         + "| output | M rows per CPU-second (min / median / max) | CPU ms per merge"
-                        + " | wall ms per merge |%n| --- | --- | --- | --- |%n"
-                        + "| rows copied as Java values (before) | %s | %s | %s |%n"
-                        + "| column batches gathered (after) | %s | %s | %s |%n",
+                        + " | wall ms per merge |%n| --- | --- | --- | --- |%n%s%s",
                 FILES,
                 rows,
                 repetitions,
-                rates(result.copied(), rows),
-                millis(result.copied()),
-                millis(result.copiedWall()),
-                rates(result.gathered(), rows),
-                millis(result.gathered()),
-                millis(result.gatheredWall()));
+                Spread.row(
+                        "rows copied as Java values (before)",
+                        result.copied(),
+                        result.copiedWall(),
+                        rows,
+                        2),
+                Spread.row(
+                        "column batches gathered (after)",
+                        result.gathered(),
+                        result.gatheredWall(),
+                        rows,
+                        2));
     }
 
     /** CPU time of the merging thread per merge, and wall time per merge. */
@@ -148,24 +153,5 @@ class MergeByKeyBenchmark {
             }
             return new Result(copiedCpu, gatheredCpu, copiedWall, gatheredWall);
         }
-    }
-
-    private static String rates(List<Long> nanos, int rows) {
-        List<Double> rates = new ArrayList<>();
-        nanos.forEach(n -> rates.add(rows / (n / 1e9) / 1e6));
-        rates.sort(null);
-        return String.format(
-                "%.2f / %.2f / %.2f",
-                rates.get(0), rates.get(rates.size() / 2), rates.get(rates.size() - 1));
-    }
-
-    private static String millis(List<Long> nanos) {
-        List<Long> sorted = new ArrayList<>(nanos);
-        sorted.sort(null);
-        return String.format(
-                "%,d / %,d / %,d",
-                sorted.get(0) / 1_000_000,
-                sorted.get(sorted.size() / 2) / 1_000_000,
-                sorted.get(sorted.size() - 1) / 1_000_000);
     }
 }

@@ -12,6 +12,7 @@ import io.deltalite.flink.internal.merge.table.DataFileStore;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.testing.Benchmark;
 import io.deltalite.flink.testing.DefaultPathsStore;
+import io.deltalite.flink.testing.Spread;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -67,19 +68,23 @@ class KeyIndexBuildBenchmark {
         System.out.printf(
                 "%n### Index build: %,d BIGINT keys in %d files, %d runs, one thread, %.1f bytes"
                         + " per key%n%n| files read | M keys per CPU-second (min / median / max) |"
-                        + " CPU ms per build | wall ms per build |%n| --- | --- | --- | --- |%n"
-                        + "| Kernel, row-wise (before) | %s | %s | %s |%n"
-                        + "| column reader (after) | %s | %s | %s |%n",
+                        + " CPU ms per build | wall ms per build |%n| --- | --- | --- | --- |%n%s%s",
                 rows,
                 files,
                 repetitions,
                 result.bytesPerKey(),
-                rates(result.rowWise(), rows),
-                millis(result.rowWise()),
-                millis(result.rowWiseWall()),
-                rates(result.columnar(), rows),
-                millis(result.columnar()),
-                millis(result.columnarWall()));
+                Spread.row(
+                        "Kernel, row-wise (before)",
+                        result.rowWise(),
+                        result.rowWiseWall(),
+                        rows,
+                        1),
+                Spread.row(
+                        "column reader (after)",
+                        result.columnar(),
+                        result.columnarWall(),
+                        rows,
+                        1));
     }
 
     /** CPU time of the building thread per build, and wall time per build. */
@@ -137,24 +142,5 @@ class KeyIndexBuildBenchmark {
             }
             return new Result(rowWiseCpu, columnarCpu, rowWiseWall, columnarWall, bytesPerKey);
         }
-    }
-
-    private static String rates(List<Long> nanos, int rows) {
-        List<Double> rates = new ArrayList<>();
-        nanos.forEach(n -> rates.add(rows / (n / 1e9) / 1e6));
-        rates.sort(null);
-        return String.format(
-                "%.1f / %.1f / %.1f",
-                rates.get(0), rates.get(rates.size() / 2), rates.get(rates.size() - 1));
-    }
-
-    private static String millis(List<Long> nanos) {
-        List<Long> sorted = new ArrayList<>(nanos);
-        sorted.sort(null);
-        return String.format(
-                "%,d / %,d / %,d",
-                sorted.get(0) / 1_000_000,
-                sorted.get(sorted.size() / 2) / 1_000_000,
-                sorted.get(sorted.size() - 1) / 1_000_000);
     }
 }
