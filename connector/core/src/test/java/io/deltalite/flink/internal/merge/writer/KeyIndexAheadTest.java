@@ -128,8 +128,8 @@ class KeyIndexAheadTest {
             writer.upsert(7L, "d1", "changed");
             // A build ahead starts its thread when the change is taken, before upsert returns.
             assertThat(buildThreads())
-                    .as("threads building an index ahead")
-                    .isEqualTo(buildThreadsBefore);
+                    .as("threads building an index ahead (an earlier test's may be ending)")
+                    .isLessThanOrEqualTo(buildThreadsBefore);
             assertThat(writer.writer().keyIndex()).isNull();
             assertThat(writer.commit().stats().filesProbed()).isPositive();
         }
