@@ -141,14 +141,21 @@ class KeyIndexAheadTest {
                 .count();
     }
 
-    /** Waits until the writer's index holds {@code keys} keys: built before any merge asked. */
+    /**
+     * Waits until the writer's index holds {@code keys} keys and has counted the rows it read for
+     * them (it counts them once a partition's build ends, after the keys are in): built before any
+     * merge asked.
+     */
     private static KeyIndex awaitIndexedKeys(UpsertHarness writer, long keys)
             throws InterruptedException {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline) {
             KeyIndex index = writer.writer().keyIndex();
-            if (index != null && index.stats().keys() >= keys) {
-                return index;
+            if (index != null) {
+                KeyIndex.Stats stats = index.stats();
+                if (stats.keys() >= keys && stats.rowsRead() >= keys) {
+                    return index;
+                }
             }
             Thread.sleep(10);
         }
