@@ -83,11 +83,11 @@ public final class FlinkDistribution {
         List<String> options = new ArrayList<>(SHORT_LIVED_JVM);
         options.addAll(
                 List.of(
-                "-Xmx1g",
-                "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "--add-opens=java.base/java.util=ALL-UNNAMED",
-                "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED"));
+                        "-Xmx1g",
+                        "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                        "--add-opens=java.base/java.util=ALL-UNNAMED",
+                        "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                        "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED"));
         return options;
     }
 

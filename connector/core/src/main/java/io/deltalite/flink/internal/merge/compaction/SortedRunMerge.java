@@ -15,9 +15,15 @@ import java.util.PriorityQueue;
  * Streams the live rows of several files as one run sorted by key: each file is read a batch at a
  * time and the row with the smallest key goes next, so files that are sorted by key (as every file
  * the sink writes is) merge into sorted output. Rows without a key come last, in file order; for a
- * table without a key the files are simply concatenated. The output batches point into the files'
- * batches ({@link DataFileStore#gather}) rather than copying rows, so a file's batch stays held
- * until the output batch that took its last row is written: about two batches per file.
+ * table without a key the files are simply concatenated.
+ *
+ * <p>The output batches point into the files' batches ({@link DataFileStore#gather}) rather than
+ * copying rows, so a file's batch stays held until the output batch that took its last row is
+ * written. An output batch ends when it holds {@code batchSize} rows or points into {@link
+ * #MAX_SOURCES_PER_FILE} batches per file, whichever comes first: where deletion vectors leave few
+ * live rows per batch, a full output batch would otherwise hold many nearly empty input batches. So
+ * at most {@code MAX_SOURCES_PER_FILE + 1} decoded batches per file are held at once (the output's
+ * sources and each file's current batch), counted over all the files of the merge.
  */
 public final class SortedRunMerge implements BatchStream {
     private final DataFileStore store;
