@@ -83,6 +83,8 @@ public final class S3ProxyServer implements AutoCloseable {
                                     List.of(
                                             javaExecutable(),
                                             "-Xmx256m",
+                                            "-XX:TieredStopAtLevel=1",
+                                            "-XX:+UseSerialGC",
                                             "-jar",
                                             jar.toString(),
                                             "--properties",
