@@ -56,6 +56,25 @@ public final class KernelInternals {
     }
 
     /**
+     * The schema data files of a column-mapped table have for its columns {@code logical}: each
+     * field under its physical name, and in {@code id} mode with its id as the Parquet field id
+     * (Kernel's public API keeps this behind its own data path, which deltalite does not use).
+     *
+     * @param tableSchema the table's schema with the fields' column mapping metadata
+     * @param mode {@code name} or {@code id}
+     */
+    public static io.delta.kernel.types.StructType physicalSchema(
+            io.delta.kernel.types.StructType logical,
+            io.delta.kernel.types.StructType tableSchema,
+            String mode) {
+        return io.delta.kernel.internal.util.ColumnMapping.convertToPhysicalSchema(
+                logical,
+                tableSchema,
+                io.delta.kernel.internal.util.ColumnMapping.ColumnMappingMode.fromTableConfig(
+                        mode));
+    }
+
+    /**
      * Checks Delta table properties as Kernel does when it creates a table: an unknown {@code
      * delta.*} key or an invalid value throws Kernel's exception, which names the property.
      */
@@ -262,7 +281,9 @@ public final class KernelInternals {
     }
 
     /** Kernel's check of a table schema without column mapping, defaults or Iceberg compat. */
-    public static void validateSchema(io.delta.kernel.types.StructType schema) {
-        io.delta.kernel.internal.util.SchemaUtils.validateSchema(schema, false, false, false);
+    public static void validateSchema(
+            io.delta.kernel.types.StructType schema, boolean columnMapping) {
+        io.delta.kernel.internal.util.SchemaUtils.validateSchema(
+                schema, columnMapping, false, false);
     }
 }

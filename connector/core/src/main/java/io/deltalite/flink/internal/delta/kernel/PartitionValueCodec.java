@@ -34,10 +34,22 @@ public final class PartitionValueCodec {
 
     private final TableSchema schema;
     private final List<String> columns;
+    private final List<String> logNames;
 
+    /** The codec of a table whose log names its partition columns as the table does. */
     public PartitionValueCodec(TableSchema schema) {
+        this(schema, schema.partitionColumns());
+    }
+
+    /**
+     * @param logNames the names under which the log's {@code partitionValues} hold each partition
+     *     column, in order: their physical names in a table with column mapping ({@link
+     *     PhysicalNames})
+     */
+    public PartitionValueCodec(TableSchema schema, List<String> logNames) {
         this.schema = schema;
         this.columns = schema.partitionColumns();
+        this.logNames = List.copyOf(logNames);
     }
 
     public Map<String, Literal> toLiterals(PartitionValues partition) {
@@ -72,18 +84,21 @@ public final class PartitionValueCodec {
         };
     }
 
-    /** The partition of a file, from the {@code partitionValues} map of its add action. */
+    /**
+     * The partition of a file, from the {@code partitionValues} map of its add action (keyed by the
+     * columns' names in the log).
+     */
     public PartitionValues fromLog(Map<String, String> serialized) {
         if (columns.isEmpty()) {
             return PartitionValues.UNPARTITIONED;
         }
         List<Object> values = new ArrayList<>(columns.size());
-        for (String column : columns) {
-            String text = serialized.get(column);
+        for (int i = 0; i < columns.size(); i++) {
+            String text = serialized.get(logNames.get(i));
             values.add(
                     text == null || text.isEmpty()
                             ? null
-                            : parse(schema.column(column).type(), text));
+                            : parse(schema.column(columns.get(i)).type(), text));
         }
         return new PartitionValues(values);
     }

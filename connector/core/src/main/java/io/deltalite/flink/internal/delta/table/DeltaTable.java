@@ -33,6 +33,7 @@ import io.deltalite.flink.internal.delta.fileio.TemporaryFileSweep;
 import io.deltalite.flink.internal.delta.fileio.TrackingFileIO;
 import io.deltalite.flink.internal.delta.kernel.KernelInternals;
 import io.deltalite.flink.internal.delta.kernel.KernelSchemas;
+import io.deltalite.flink.internal.delta.kernel.PhysicalNames;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.schema.InputProjection;
 import io.deltalite.flink.internal.merge.schema.SchemaChange;
@@ -121,6 +122,11 @@ public final class DeltaTable implements MergeTable {
         this.shape = shape;
         this.writeState = writeState;
         this.files = new KernelFileStore(this);
+    }
+
+    /** The names the table's columns have in its data files and its log. */
+    PhysicalNames physicalNames() {
+        return PhysicalNames.of(shape.schema(), shape.columnMapping());
     }
 
     /**

@@ -23,6 +23,7 @@ import io.deltalite.flink.internal.delta.kernel.KernelSchemas;
 import io.deltalite.flink.internal.delta.kernel.KeyStatisticsReader;
 import io.deltalite.flink.internal.delta.kernel.LogStatistics;
 import io.deltalite.flink.internal.delta.kernel.PartitionValueCodec;
+import io.deltalite.flink.internal.delta.kernel.PhysicalNames;
 import io.deltalite.flink.internal.delta.kernel.RowsColumnarBatch;
 import io.deltalite.flink.internal.delta.kernel.TableRowDecoder;
 import io.deltalite.flink.internal.merge.schema.TableSchema;
@@ -78,9 +79,10 @@ final class KernelFileStore implements DataFileStore {
         this.table = table;
         this.engine = table.engine();
         this.schema = table.schema();
-        this.dataSchema = KernelSchemas.dataSchema(schema);
+        PhysicalNames names = table.physicalNames();
+        this.dataSchema = names.fileSchema(KernelSchemas.dataSchema(schema));
         this.keyTypes = schema.matchKeyTypes();
-        List<String> keyNames = schema.matchKey();
+        List<String> keyNames = names.of(schema.matchKey());
         StructType keys = new StructType();
         List<Column> columns = new ArrayList<>();
         this.dataKeyOrdinals = new int[keyNames.size()];
@@ -92,7 +94,7 @@ final class KernelFileStore implements DataFileStore {
         this.keySchema = keys;
         this.keyOnlyOrdinals = java.util.stream.IntStream.range(0, keyNames.size()).toArray();
         this.keyColumns = List.copyOf(columns);
-        this.partitionCodec = new PartitionValueCodec(schema);
+        this.partitionCodec = new PartitionValueCodec(schema, names.of(schema.partitionColumns()));
         this.statisticsReader = new KeyStatisticsReader(dataSchema, keyNames, keyTypes);
         this.rowDecoder = new TableRowDecoder(schema);
         this.keyScanner = new ParquetKeyScanner(keyNames, keyTypes);
@@ -310,7 +312,14 @@ final class KernelFileStore implements DataFileStore {
                 DataWriteContext context =
                         Transaction.getWriteContext(
                                 engine, table.writeState(), partitionCodec.toLiterals(partition));
-                Set<Column> statistics = new LinkedHashSet<>(context.getStatisticsColumns());
+                // Kernel's choice, minus the partition columns it names under their physical
+                // names in a column-mapped table (they are not in the data files), plus the keys.
+                Set<Column> statistics = new LinkedHashSet<>();
+                for (Column column : context.getStatisticsColumns()) {
+                    if (dataSchema.fieldNames().contains(column.getNames()[0])) {
+                        statistics.add(column);
+                    }
+                }
                 statistics.addAll(keyColumns);
                 CloseableIterator<DataFileStatus> statuses =
                         engine.getParquetHandler()

@@ -1,8 +1,14 @@
 package io.deltalite.flink.internal.delta.table;
 
+import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.engine.Engine;
+import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
+import io.delta.kernel.types.ArrayType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.FieldMetadata;
+import io.delta.kernel.types.MapType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TypeChange;
@@ -10,10 +16,13 @@ import io.delta.kernel.utils.CloseableIterable;
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import io.deltalite.flink.internal.delta.kernel.KernelInternals;
 import io.deltalite.flink.internal.delta.kernel.KernelSchemas;
+import io.deltalite.flink.internal.delta.kernel.PhysicalNames;
 import io.deltalite.flink.internal.merge.schema.SchemaChange;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 /**
  * Commits a {@link SchemaChange} as one Delta version holding only a metadata action (and, for a
@@ -24,6 +33,10 @@ import java.util.List;
  * read a widened column's old values as the wider type.
  */
 final class SchemaChangeCommit {
+    private static final String PHYSICAL_NAME = "delta.columnMapping.physicalName";
+    private static final String COLUMN_ID = "delta.columnMapping.id";
+    private static final String MAX_COLUMN_ID = "delta.columnMapping.maxColumnId";
+
     private SchemaChangeCommit() {}
 
     /**
@@ -33,13 +46,91 @@ final class SchemaChangeCommit {
      *     version: the caller reads the table again and decides anew
      */
     static long commit(Snapshot snapshot, SchemaChange change, Engine engine, String location) {
-        Transaction transaction =
-                KernelInternals.schemaChangeTransaction(
-                        snapshot,
-                        checkedSchema(snapshot, change, location),
-                        !change.widened().isEmpty(),
-                        DeltaTable.ENGINE_INFO);
+        StructType schema = checkedSchema(snapshot, change, location);
+        Transaction transaction;
+        if (PhysicalNames.of(snapshot.getSchema(), snapshot.getTableProperties()).mapped()) {
+            // Kernel's public API changes the schema of a column-mapped table.
+            UpdateTableTransactionBuilder update =
+                    snapshot.buildUpdateTableTransaction(
+                                    DeltaTable.ENGINE_INFO, Operation.MANUAL_UPDATE)
+                            .withUpdatedSchema(
+                                    withColumnIds(schema, snapshot.getTableProperties()));
+            if (!change.widened().isEmpty()) {
+                update =
+                        update.withTablePropertiesAdded(Map.of("delta.enableTypeWidening", "true"));
+            }
+            transaction = update.build(engine);
+        } else {
+            transaction =
+                    KernelInternals.schemaChangeTransaction(
+                            snapshot, schema, !change.widened().isEmpty(), DeltaTable.ENGINE_INFO);
+        }
         return transaction.commit(engine, CloseableIterable.emptyIterable()).getVersion();
+    }
+
+    /**
+     * {@code schema} with an id and a physical name for every field, nested ones too, that has
+     * neither (the fields the change adds): ids above every id the table has used ({@code
+     * delta.columnMapping.maxColumnId}), names new UUIDs. Kernel would name an added field by its
+     * display name, which may be the physical name of a column dropped earlier from a table that
+     * turned column mapping on late, whose values in old files would then come back.
+     */
+    private static StructType withColumnIds(StructType schema, Map<String, String> properties) {
+        int[] maxId = {
+            Math.max(
+                    Integer.parseInt(properties.getOrDefault(MAX_COLUMN_ID, "0").trim()),
+                    maxId(schema))
+        };
+        return (StructType) withColumnIds(schema, maxId);
+    }
+
+    private static DataType withColumnIds(DataType type, int[] maxId) {
+        if (type instanceof StructType struct) {
+            List<StructField> fields = new ArrayList<>();
+            for (StructField field : struct.fields()) {
+                StructField named = field.withDataType(withColumnIds(field.getDataType(), maxId));
+                if (!field.getMetadata().contains(COLUMN_ID)
+                        && !field.getMetadata().contains(PHYSICAL_NAME)) {
+                    named =
+                            named.withNewMetadata(
+                                    FieldMetadata.builder()
+                                            .fromMetadata(field.getMetadata())
+                                            .putLong(COLUMN_ID, ++maxId[0])
+                                            .putString(PHYSICAL_NAME, "col-" + UUID.randomUUID())
+                                            .build());
+                }
+                fields.add(named);
+            }
+            return new StructType(fields);
+        }
+        if (type instanceof ArrayType array) {
+            return new ArrayType(
+                    withColumnIds(array.getElementType(), maxId), array.containsNull());
+        }
+        if (type instanceof MapType map) {
+            return new MapType(
+                    withColumnIds(map.getKeyType(), maxId),
+                    withColumnIds(map.getValueType(), maxId),
+                    map.isValueContainsNull());
+        }
+        return type;
+    }
+
+    private static int maxId(DataType type) {
+        int max = 0;
+        if (type instanceof StructType struct) {
+            for (StructField field : struct.fields()) {
+                if (field.getMetadata().contains(COLUMN_ID)) {
+                    max = Math.max(max, field.getMetadata().getLong(COLUMN_ID).intValue());
+                }
+                max = Math.max(max, maxId(field.getDataType()));
+            }
+        } else if (type instanceof ArrayType array) {
+            max = maxId(array.getElementType());
+        } else if (type instanceof MapType map) {
+            max = Math.max(maxId(map.getKeyType()), maxId(map.getValueType()));
+        }
+        return max;
     }
 
     /**
@@ -67,7 +158,9 @@ final class SchemaChangeCommit {
         }
         StructType schema = newSchema(snapshot.getSchema(), change);
         try {
-            KernelInternals.validateSchema(schema);
+            KernelInternals.validateSchema(
+                    schema,
+                    PhysicalNames.of(snapshot.getSchema(), snapshot.getTableProperties()).mapped());
         } catch (RuntimeException e) {
             throw new DeltaLiteSchemaMismatchException(
                     "The sink cannot "

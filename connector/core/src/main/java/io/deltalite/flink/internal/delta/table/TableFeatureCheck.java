@@ -40,11 +40,11 @@ final class TableFeatureCheck {
      */
     static void requireWritableProperties(Map<String, String> properties, String tablePath) {
         String columnMapping = properties.getOrDefault("delta.columnMapping.mode", "none");
-        if (!"none".equalsIgnoreCase(columnMapping)) {
+        if (!List.of("none", "name", "id").contains(columnMapping.toLowerCase(Locale.ROOT))) {
             refuse(
                     tablePath,
-                    "column mapping (delta.columnMapping.mode = " + columnMapping + ")",
-                    "deltalite writes data files by column name.");
+                    "column mapping mode '" + columnMapping + "' (delta.columnMapping.mode)",
+                    "the Delta protocol knows the modes none, name and id.");
         }
         if (isTrue(properties, "delta.enableChangeDataFeed")) {
             refuse(

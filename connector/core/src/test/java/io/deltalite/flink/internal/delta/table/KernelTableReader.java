@@ -18,6 +18,7 @@ import io.delta.kernel.utils.FileStatus;
 import io.deltalite.flink.internal.delta.kernel.ColumnValues;
 import io.deltalite.flink.internal.delta.kernel.KernelIterators;
 import io.deltalite.flink.internal.delta.kernel.KernelSchemas;
+import io.deltalite.flink.internal.delta.kernel.PhysicalNames;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -155,13 +156,16 @@ public final class KernelTableReader {
         Snapshot snapshot = builder.build(engine);
         StructType logical = snapshot.getSchema();
         List<ValueType.Field> fields = KernelSchemas.fromKernel(logical, path);
-        StructType physical = new StructType();
+        StructType dataColumns = new StructType();
         for (StructField field : logical.fields()) {
             if (!snapshot.getPartitionColumnNames().contains(field.getName())) {
-                physical = physical.add(field);
+                dataColumns = dataColumns.add(field);
             }
         }
-        physical = physical.add(KernelSchemas.ROW_INDEX);
+        StructType physical =
+                PhysicalNames.of(logical, snapshot.getTableProperties())
+                        .fileSchema(dataColumns)
+                        .add(KernelSchemas.ROW_INDEX);
         Scan scan = snapshot.getScanBuilder().build();
         Row state = scan.getScanState(engine);
         try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {

@@ -1,0 +1,87 @@
+package io.deltalite.flink.internal.delta.kernel;
+
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The names a table's columns carry where deltalite meets its files: in the data files' Parquet
+ * schemas, in the statistics and the partition values of the log's {@code add} actions.
+ *
+ * <p>Without column mapping those are the columns' own (logical) names. With column mapping ({@code
+ * delta.columnMapping.mode} {@code name} or {@code id}) every column, nested fields included, has a
+ * physical name that never changes ({@code delta.columnMapping.physicalName}, {@code col-<uuid>}
+ * for columns Spark or Kernel created) and an id ({@code delta.columnMapping.id}): a rename changes
+ * only the logical name, a dropped column's data stays in old files under a physical name no column
+ * has any more. Data files are written with the physical names, and in {@code id} mode with the ids
+ * as Parquet field ids, by which readers then find the columns. The merge engine sees logical names
+ * only; {@code KernelFileStore} and the table snapshot translate with this class.
+ */
+public final class PhysicalNames {
+    /** The table property that names the mode. */
+    public static final String MODE_PROPERTY = "delta.columnMapping.mode";
+
+    private static final String PHYSICAL_NAME = "delta.columnMapping.physicalName";
+
+    private final StructType tableSchema;
+    private final String mode;
+
+    private PhysicalNames(StructType tableSchema, String mode) {
+        this.tableSchema = tableSchema;
+        this.mode = mode;
+    }
+
+    /**
+     * The names of the table with schema {@code tableSchema} (as Kernel reads it from the log, with
+     * the fields' metadata) and properties {@code properties}.
+     */
+    public static PhysicalNames of(StructType tableSchema, Map<String, String> properties) {
+        return of(tableSchema, properties.getOrDefault(MODE_PROPERTY, "none"));
+    }
+
+    /**
+     * The names of the table with schema {@code tableSchema} in column mapping mode {@code mode}.
+     */
+    public static PhysicalNames of(StructType tableSchema, String mode) {
+        return new PhysicalNames(tableSchema, mode.toLowerCase(Locale.ROOT));
+    }
+
+    /** Whether the table maps its columns ({@code name} or {@code id} mode). */
+    public boolean mapped() {
+        return !"none".equals(mode);
+    }
+
+    /** The mode: {@code none}, {@code name} or {@code id}. */
+    public String mode() {
+        return mode;
+    }
+
+    /** The name top-level column {@code logical} has in data files and in the log. */
+    public String of(String logical) {
+        if (!mapped()) {
+            return logical;
+        }
+        StructField field = tableSchema.get(logical);
+        Object physical = field.getMetadata().getEntries().get(PHYSICAL_NAME);
+        return physical == null ? logical : physical.toString();
+    }
+
+    /** {@link #of} for each of {@code logical}, in order. */
+    public List<String> of(List<String> logical) {
+        List<String> names = new ArrayList<>(logical.size());
+        logical.forEach(name -> names.add(of(name)));
+        return names;
+    }
+
+    /**
+     * The schema data files have for the table's columns {@code logical} (a subset of the table's,
+     * in any order, nested types as the table's): physical names at every level and, in {@code id}
+     * mode, the ids as Parquet field ids.
+     */
+    public StructType fileSchema(StructType logical) {
+        return mapped() ? KernelInternals.physicalSchema(logical, tableSchema, mode) : logical;
+    }
+}
