@@ -1,0 +1,154 @@
+package io.deltalite.e2e.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.e2e.SparkDelta;
+import io.deltalite.e2e.SparkRows;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.sink.SchemaEvolution;
+import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Column-mapped tables as Spark makes them: created in {@code name} or {@code id} mode with names
+ * Parquet cannot hold, written by Spark, a column renamed and one dropped, rows updated and deleted
+ * with deletion vectors. deltalite then upserts and deletes through many checkpoints (inline
+ * compaction on) and adds a column; Spark and Kernel read the rows the changes leave, the renamed
+ * column keeps its values, and the dropped column's values, still in Spark's files, never come back
+ * — not even when deltalite adds a column of the same name.
+ */
+class ColumnMappingInteropTest {
+    private static final ValueType BIGINT = ValueType.of(ValueType.Kind.BIGINT);
+    private static final ValueType INT = ValueType.of(ValueType.Kind.INT);
+    private static final ValueType STRING = ValueType.of(ValueType.Kind.STRING);
+
+    private static final ValueType.Field INFO =
+            new ValueType.Field(
+                    "info",
+                    new ValueType.Struct(
+                            List.of(
+                                    new ValueType.Field("x y", INT, true),
+                                    new ValueType.Field("note", STRING, true))),
+                    true);
+
+    /** The table after Spark's rename and drop. */
+    private static final TableDefinition ORDERS =
+            new TableDefinition(
+                    List.of(
+                            new ValueType.Field("id", BIGINT, true),
+                            new ValueType.Field("day of week", STRING, true),
+                            new ValueType.Field("amount (EUR)", INT, true),
+                            INFO),
+                    List.of("id"),
+                    List.of("day of week"),
+                    Map.of());
+
+    /** The same, plus a column named as the one Spark dropped, which deltalite adds. */
+    private static final TableDefinition ORDERS_WITH_GONE =
+            new TableDefinition(
+                            List.of(
+                                    new ValueType.Field("id", BIGINT, true),
+                                    new ValueType.Field("day of week", STRING, true),
+                                    new ValueType.Field("amount (EUR)", INT, true),
+                                    INFO,
+                                    new ValueType.Field("gone", STRING, true)),
+                            List.of("id"),
+                            List.of("day of week"),
+                            Map.of())
+                    .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS);
+
+    private static final String[] DAYS = {"Mon", "Tue"};
+
+    @TempDir Path dir;
+
+    @ParameterizedTest(name = "{0} mode, {1}")
+    @CsvSource({
+        // name mode with copy-on-write: ColumnMappingTest (connector/core), on Kernel's tables
+        "name, DELETION_VECTORS",
+        "id, COPY_ON_WRITE",
+        "id, DELETION_VECTORS"
+    })
+    void deltaliteWritesATableSparkRenamedAndDroppedColumnsOf(String mode, WriteMode writeMode) {
+        String table = dir.resolve("orders").toString();
+        SparkDelta.sql(
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, `day of week` STRING, amount INT, gone STRING,"
+                        + " info STRUCT<`x y`: INT, note: STRING>) USING delta"
+                        + " PARTITIONED BY (`day of week`) TBLPROPERTIES ("
+                        + "'delta.columnMapping.mode' = '"
+                        + mode
+                        + "', 'delta.enableDeletionVectors' = 'true',"
+                        + " 'delta.checkpointInterval' = '4')");
+        SparkDelta.sql(
+                "INSERT INTO delta.`"
+                        + table
+                        + "` SELECT id, IF(id % 2 = 0, 'Mon', 'Tue'), CAST(id AS INT),"
+                        + " concat('gone-', id), named_struct('x y', CAST(id AS INT), 'note', 's')"
+                        + " FROM range(0, 40)");
+        SparkDelta.sql("ALTER TABLE delta.`" + table + "` RENAME COLUMN amount TO `amount (EUR)`");
+        SparkDelta.sql("ALTER TABLE delta.`" + table + "` DROP COLUMN gone");
+        SparkDelta.sql("UPDATE delta.`" + table + "` SET `amount (EUR)` = -1 WHERE id < 4");
+        SparkDelta.sql("DELETE FROM delta.`" + table + "` WHERE id IN (7, 8)");
+
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(writeMode);
+        Random random = new Random(mode.hashCode() * 7L + writeMode.ordinal());
+        try (UpsertHarness deltalite = UpsertHarness.open(table, ORDERS, options)) {
+            ExpectedTable expected =
+                    new ExpectedTable(deltalite, ORDERS.toSchema(), SparkRows.readTable(table));
+            assertThat(expected.rows()).hasSize(38);
+            for (int checkpoint = 0; checkpoint < 6; checkpoint++) {
+                for (int change = 0; change < 12; change++) {
+                    long id = random.nextInt(60);
+                    String day = DAYS[(int) (id % 2)];
+                    if (random.nextInt(4) == 0) {
+                        expected.delete(id, day, null, null);
+                    } else {
+                        expected.upsert(
+                                id,
+                                day,
+                                random.nextInt(1000),
+                                new Object[] {random.nextInt(10), "c" + checkpoint});
+                    }
+                }
+                expected.commit();
+                assertThat(Rows.sorted(KernelTableReader.readAll(table)))
+                        .as("the table read by Kernel after checkpoint %d", checkpoint + 1)
+                        .isEqualTo(expected.rows());
+            }
+            assertReadByBothEngines(table, expected.rows());
+        }
+
+        try (UpsertHarness deltalite = UpsertHarness.open(table, ORDERS_WITH_GONE, options)) {
+            ExpectedTable expected =
+                    new ExpectedTable(
+                            deltalite, ORDERS_WITH_GONE.toSchema(), SparkRows.readTable(table));
+            assertThat(SparkRows.readTable(table))
+                    .as("the added column, named as the dropped one, is empty in old rows")
+                    .allMatch(row -> row[4] == null);
+            expected.upsert(100L, "Mon", 1, new Object[] {1, "new"}, "back");
+            expected.commit();
+            assertReadByBothEngines(table, expected.rows());
+        }
+    }
+
+    private static void assertReadByBothEngines(String table, List<String> expected) {
+        assertThat(Rows.sorted(SparkRows.readTable(table)))
+                .as("the table read by Spark")
+                .isEqualTo(expected);
+        assertThat(Rows.sorted(KernelTableReader.readAll(table)))
+                .as("the table read by Kernel")
+                .isEqualTo(expected);
+    }
+}
