@@ -54,7 +54,9 @@ final class SchemaChangeCommit {
                     snapshot.buildUpdateTableTransaction(
                                     DeltaTable.ENGINE_INFO, Operation.MANUAL_UPDATE)
                             .withUpdatedSchema(
-                                    withColumnIds(schema, snapshot.getTableProperties()));
+                                    withColumnIds(
+                                            typeChangesAsBefore(schema, snapshot.getSchema()),
+                                            snapshot.getTableProperties()));
             if (!change.widened().isEmpty()) {
                 update =
                         update.withTablePropertiesAdded(Map.of("delta.enableTypeWidening", "true"));
@@ -66,6 +68,20 @@ final class SchemaChangeCommit {
                             snapshot, schema, !change.widened().isEmpty(), DeltaTable.ENGINE_INFO);
         }
         return transaction.commit(engine, CloseableIterable.emptyIterable()).getVersion();
+    }
+
+    /**
+     * {@code schema} with each field's type changes as {@code current} has them: Kernel's public
+     * API records a widening itself and refuses a schema that does.
+     */
+    private static StructType typeChangesAsBefore(StructType schema, StructType current) {
+        List<StructField> fields = new ArrayList<>();
+        for (StructField field : schema.fields()) {
+            int index = current.indexOf(field.getName());
+            fields.add(
+                    index < 0 ? field : field.withTypeChanges(current.at(index).getTypeChanges()));
+        }
+        return new StructType(fields);
     }
 
     /**

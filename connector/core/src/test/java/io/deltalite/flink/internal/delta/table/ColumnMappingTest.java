@@ -213,6 +213,59 @@ class ColumnMappingTest {
                                         .getAsInt()));
     }
 
+    /** Widening a column of a column-mapped table keeps its id and physical name. */
+    @ParameterizedTest(name = "{0} mode")
+    @CsvSource({"name", "id"})
+    void aColumnTheInputWidensKeepsItsIdAndPhysicalName(String mode) throws IOException {
+        String location = dir.toString();
+        List<ValueType.Field> narrow =
+                List.of(
+                        new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                        new ValueType.Field("day of week", ValueType.of(Kind.STRING), true),
+                        new ValueType.Field("amount (EUR)", ValueType.of(Kind.INT), true));
+        TestTables.createWithKernel(
+                location, narrow, List.of("day of week"), Map.of("delta.columnMapping.mode", mode));
+        try (UpsertHarness harness =
+                UpsertHarness.open(
+                        location,
+                        new TableDefinition(
+                                narrow, List.of("id"), List.of("day of week"), Map.of()),
+                        MergeOptions.DEFAULTS)) {
+            harness.upsert(1L, "Mon", 10);
+            harness.commit();
+        }
+        StructType old = snapshot(location).getSchema();
+        try (UpsertHarness harness =
+                UpsertHarness.open(
+                        location,
+                        new TableDefinition(
+                                        COLUMNS.subList(0, 3),
+                                        List.of("id"),
+                                        List.of("day of week"),
+                                        Map.of())
+                                .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES),
+                        MergeOptions.DEFAULTS)) {
+            harness.upsert(2L, "Mon", 5_000_000_000L);
+            harness.commit();
+            assertThat(Rows.sorted(harness.read()))
+                    .isEqualTo(
+                            Rows.sorted(
+                                    List.of(
+                                            new Object[] {1L, "Mon", 10L},
+                                            new Object[] {2L, "Mon", 5_000_000_000L})));
+        }
+        StructType schema = snapshot(location).getSchema();
+        StructField widened = schema.get("amount (EUR)");
+        assertThat(widened.getDataType()).isEqualTo(io.delta.kernel.types.LongType.LONG);
+        assertThat(widened.getTypeChanges())
+                .as("the widening, recorded as Delta's type widening requires")
+                .hasSize(1);
+        assertThat(snapshot(location).getTableProperties())
+                .containsEntry("delta.enableTypeWidening", "true");
+        assertThat(physicalName(widened)).isEqualTo(physicalName(old.get("amount (EUR)")));
+        assertThat(columnId(widened)).isEqualTo(columnId(old.get("amount (EUR)")));
+    }
+
     /**
      * {@code 'delta.columnMapping.mode' = 'name'} among the table properties of a table it creates.
      */
