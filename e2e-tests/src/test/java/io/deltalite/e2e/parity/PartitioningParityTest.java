@@ -23,6 +23,14 @@ class PartitioningParityTest {
     private static final TableDefinition PARTITIONED = ParityTables.orders(true);
     private static final TableDefinition UNPARTITIONED = ParityTables.orders(false);
 
+    /** The partitioned table with column mapping, on deltalite's tables and MERGE's. */
+    private static final TableDefinition COLUMN_MAPPED =
+            new TableDefinition(
+                    PARTITIONED.columns(),
+                    PARTITIONED.primaryKey(),
+                    PARTITIONED.partitionColumns(),
+                    java.util.Map.of("delta.columnMapping.mode", "name"));
+
     /** Partition values that a path, a URI or a Hive-style directory name treats specially. */
     static final List<String> HOSTILE = withEmptyAndNull(HostileValues.PARTITION_STRINGS);
 
@@ -46,6 +54,22 @@ class PartitioningParityTest {
                         random -> order(random, 80, day(random, 4)));
         try (DifferentialRun run =
                 DifferentialRun.start("partitioned, seed 11", dir, PARTITIONED)) {
+            run.applyAll(generator.batches(5, 40));
+            assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
+        }
+    }
+
+    @Test
+    @GeneratedScenario
+    void columnMappedTableMatchesMergeOnGeneratedBatches() {
+        ChangeGenerator generator =
+                new ChangeGenerator(
+                        COLUMN_MAPPED.toSchema(),
+                        13,
+                        ChangeGenerator.Mix.DEFAULT,
+                        random -> order(random, 80, day(random, 4)));
+        try (DifferentialRun run =
+                DifferentialRun.start("column mapping, seed 13", dir, COLUMN_MAPPED)) {
             run.applyAll(generator.batches(5, 40));
             assertThat(run.vectorsWritten()).as("deletion vectors written").isPositive();
         }

@@ -41,7 +41,10 @@ final class SparkMergeOracle {
                 SparkRows.schema(schema.columns()).add(OPERATION, DataTypes.StringType, false);
     }
 
-    /** Creates the table at {@code path} with Spark, with the columns and partitioning given. */
+    /**
+     * Creates the table at {@code path} with Spark, with the columns, partitioning and column
+     * mapping mode given.
+     */
     static SparkMergeOracle create(String path, TableDefinition definition) {
         TableSchema schema = definition.toSchema();
         StringBuilder create =
@@ -54,6 +57,12 @@ final class SparkMergeOracle {
             create.append(" PARTITIONED BY (")
                     .append(String.join(", ", quoted(schema.partitionColumns())))
                     .append(')');
+        }
+        String columnMapping = definition.tableProperties().get("delta.columnMapping.mode");
+        if (columnMapping != null) {
+            create.append(" TBLPROPERTIES ('delta.columnMapping.mode' = '")
+                    .append(columnMapping)
+                    .append("')");
         }
         SparkDelta.sql(create.toString());
         return existing(path, definition);
