@@ -77,6 +77,49 @@ public final class PhysicalNames {
     }
 
     /**
+     * The data columns, nested fields included, whose values files written with {@code before}'s
+     * names hold under a name this table does not read them by: each as its logical name then, with
+     * the name in the files. A rename keeps the name in the files and is no loss; a dropped column,
+     * a column dropped and added again, or a change of mode that renames the files' columns is.
+     *
+     * @param dataColumns the names of the data columns (not partition columns) at {@code before}
+     */
+    public List<String> lostSince(PhysicalNames before, List<String> dataColumns) {
+        StructType then = new StructType();
+        for (String column : dataColumns) {
+            then = then.add(before.tableSchema.get(column));
+        }
+        List<String> lost = new ArrayList<>();
+        lost(before.fileSchema(then), fileSchema(tableSchema), "", lost, then);
+        return lost;
+    }
+
+    private static void lost(
+            StructType written,
+            StructType now,
+            String prefix,
+            List<String> lost,
+            StructType logical) {
+        for (int i = 0; i < written.length(); i++) {
+            StructField field = written.at(i);
+            String name = prefix + logical.at(i).getName();
+            int index = now.indexOf(field.getName());
+            if (index < 0) {
+                lost.add(name + " (stored as " + field.getName() + ")");
+                continue;
+            }
+            io.delta.kernel.types.DataType type = field.getDataType();
+            io.delta.kernel.types.DataType nowType = now.at(index).getDataType();
+            io.delta.kernel.types.DataType logicalType = logical.at(i).getDataType();
+            if (type instanceof StructType struct
+                    && nowType instanceof StructType nowStruct
+                    && logicalType instanceof StructType logicalStruct) {
+                lost(struct, nowStruct, name + ".", lost, logicalStruct);
+            }
+        }
+    }
+
+    /**
      * The schema data files have for the table's columns {@code logical} (a subset of the table's,
      * in any order, nested types as the table's): physical names at every level and, in {@code id}
      * mode, the ids as Parquet field ids.

@@ -16,6 +16,7 @@ import io.delta.kernel.exceptions.UnsupportedTableFeatureException;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.transaction.CreateTableTransactionBuilder;
 import io.delta.kernel.transaction.DataLayoutSpec;
+import io.delta.kernel.types.StructField;
 import io.delta.kernel.utils.CloseableIterable;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
@@ -557,6 +558,8 @@ public final class DeltaTable implements MergeTable {
             String location, String tablePath, Engine engine, TableDefinition definition) {
         TableSchema declared = definition.toSchema();
         TableFeatureCheck.requireWritableProperties(definition.tableProperties(), location);
+        TableFeatureCheck.requireFieldIdsWritable(
+                KernelSchemas.toKernel(declared.columns()), definition.tableProperties(), location);
         Map<String, String> properties = new HashMap<>(definition.tableProperties());
         if (!declared.isAppendOnly()) {
             properties.put(PRIMARY_KEY_PROPERTY, String.join(",", declared.primaryKey()));
@@ -763,6 +766,27 @@ public final class DeltaTable implements MergeTable {
             LOG.debug("Version {} of {} cannot be read: {}", version, location, e.toString());
             return Optional.empty();
         }
+    }
+
+    @Override
+    public List<String> columnsLostSince(long version) {
+        Snapshot then;
+        try {
+            then = TableManager.loadSnapshot(tablePath).atVersion(version).build(engine);
+        } catch (KernelException e) {
+            // The version's log expired (or never was): nothing left to compare with.
+            LOG.debug("Version {} of {} cannot be read: {}", version, location, e.toString());
+            return List.of();
+        }
+        List<String> dataColumns = new ArrayList<>();
+        for (StructField field : then.getSchema().fields()) {
+            if (!then.getPartitionColumnNames().contains(field.getName())) {
+                dataColumns.add(field.getName());
+            }
+        }
+        return physicalNames()
+                .lostSince(
+                        PhysicalNames.of(then.getSchema(), then.getTableProperties()), dataColumns);
     }
 
     @Override

@@ -32,6 +32,50 @@ final class TableFeatureCheck {
                     "deltalite writes partition values only into the log.");
         }
         checkColumns(snapshot.getSchema(), tablePath, "");
+        requireFieldIdsWritable(snapshot.getSchema(), snapshot.getTableProperties(), tablePath);
+    }
+
+    /**
+     * Refuses a table in column mapping {@code id} mode with an array or map column: the Parquet
+     * writer must give every field of a file a field id, and the elements of arrays and maps have
+     * none unless the table assigns them ({@code delta.columnMapping.nested.ids}, which only
+     * Iceberg-compatible tables have, and those are refused). Checked on existing tables and before
+     * deltalite creates one.
+     */
+    static void requireFieldIdsWritable(
+            StructType schema, Map<String, String> properties, String tablePath) {
+        String mode = properties.getOrDefault("delta.columnMapping.mode", "none");
+        if (!"id".equalsIgnoreCase(mode)) {
+            return;
+        }
+        for (StructField field : schema.fields()) {
+            String nested = nestedCollection(field.getDataType(), field.getName());
+            if (nested != null) {
+                refuse(
+                        tablePath,
+                        "column mapping in id mode with the array or map column '" + nested + "'",
+                        "deltalite writes data files with Parquet field ids in id mode, and the"
+                                + " elements of arrays and maps have no ids in this table (Delta"
+                                + " gives them ids only with Iceberg compatibility). Use column"
+                                + " mapping in name mode, which Spark and Kernel read alike.");
+            }
+        }
+    }
+
+    /** The path of the first array or map within {@code type}, or null. */
+    private static String nestedCollection(DataType type, String path) {
+        if (type instanceof ArrayType || type instanceof MapType) {
+            return path;
+        }
+        if (type instanceof StructType struct) {
+            for (StructField field : struct.fields()) {
+                String nested = nestedCollection(field.getDataType(), path + "." + field.getName());
+                if (nested != null) {
+                    return nested;
+                }
+            }
+        }
+        return null;
     }
 
     /**

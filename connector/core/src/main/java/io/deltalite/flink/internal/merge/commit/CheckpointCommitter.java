@@ -262,6 +262,8 @@ public final class CheckpointCommitter {
         /** The partition columns of the versions restored results were merged against. */
         private final Map<Long, List<String>> partitioningAt = new HashMap<>();
 
+        private final Map<Long, List<String>> lostColumnsAt = new HashMap<>();
+
         private int remerged;
         private boolean recorded;
         private Exception lastFailure;
@@ -305,6 +307,7 @@ public final class CheckpointCommitter {
                 if (attempt == 1 && isRestored()) {
                     byPartition.values().forEach(this::requireFilesExist);
                     byPartition.values().forEach(this::requireSamePartitioning);
+                    byPartition.values().forEach(this::requireNoColumnLost);
                 }
                 Map<PartitionValues, PartitionWriteResult> current;
                 try {
@@ -613,6 +616,42 @@ public final class CheckpointCommitter {
          * and folders of the old partitioning, and committed as partitions of the new one would
          * lose the old partition column's values.
          */
+        /**
+         * Refuses restored results whose files hold a column's values under a name by which the
+         * table no longer reads them (another writer dropped the column, or turned column mapping
+         * off, after the merge): committed, those values would read as null, and a re-merge would
+         * read the files the same wrong way.
+         */
+        private void requireNoColumnLost(Iterable<PartitionWriteResult> results) {
+            for (PartitionWriteResult result : results) {
+                if (result.baseVersion() < 0) {
+                    continue;
+                }
+                List<String> lost =
+                        lostColumnsAt.computeIfAbsent(
+                                result.baseVersion(), table::columnsLostSince);
+                if (!lost.isEmpty()) {
+                    throw new DeltaLiteSchemaMismatchException(
+                            "Checkpoint "
+                                    + checkpointId
+                                    + " of app "
+                                    + appId
+                                    + ", restored from a savepoint or checkpoint, was written when"
+                                    + " the Delta table at "
+                                    + table.location()
+                                    + " stored columns "
+                                    + lost
+                                    + " under names by which it no longer reads them (version "
+                                    + result.baseVersion()
+                                    + " then; since, another writer dropped them or changed the"
+                                    + " table's column mapping). Committed, the checkpoint's"
+                                    + " values of them would be lost. Nothing was committed; start"
+                                    + " the job without its state (the changes of that checkpoint"
+                                    + " are then not written: replay them from the source).");
+                }
+            }
+        }
+
         private void requireSamePartitioning(Iterable<PartitionWriteResult> results) {
             List<String> now = table.schema().partitionColumns();
             for (PartitionWriteResult result : results) {

@@ -26,4 +26,12 @@ public interface MergeTable {
      * no longer be read (its log expired).
      */
     java.util.Optional<java.util.List<String>> partitionColumnsAt(long version);
+
+    /**
+     * The columns whose values data files written at version {@code version} hold under a name by
+     * which the table no longer reads them (another writer dropped the column, or changed how
+     * columns are mapped to the names in data files): committing such files now would lose those
+     * values. Empty when nothing is lost, or when that version can no longer be read.
+     */
+    java.util.List<String> columnsLostSince(long version);
 }

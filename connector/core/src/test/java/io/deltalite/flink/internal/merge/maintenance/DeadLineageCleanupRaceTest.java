@@ -112,6 +112,10 @@ class DeadLineageCleanupRaceTest {
                     public java.util.Optional<List<String>> partitionColumnsAt(long x) {
                         return real.partitionColumnsAt(x);
                     }
+
+                    public List<String> columnsLostSince(long x) {
+                        return real.columnsLostSince(x);
+                    }
                 };
         MaintenanceReport report =
                 new DeadLineageCleanup(table, Duration.ofDays(7)).run(Instant.now(), false);
