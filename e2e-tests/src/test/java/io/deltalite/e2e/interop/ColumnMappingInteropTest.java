@@ -57,14 +57,13 @@ class ColumnMappingInteropTest {
     /** The same, plus a column named as the one Spark dropped, which deltalite adds. */
     private static final TableDefinition ORDERS_WITH_GONE =
             new TableDefinition(
-                            List.of(
-                                    new ValueType.Field("id", BIGINT, true),
-                                    new ValueType.Field("day of week", STRING, true),
-                                    new ValueType.Field("amount (EUR)", INT, true),
-                                    INFO,
-                                    new ValueType.Field("gone", STRING, true)),
-                            List.of("id"),
-                            List.of("day of week"),
+                            java.util.stream.Stream.concat(
+                                            ORDERS.columns().stream(),
+                                            java.util.stream.Stream.of(
+                                                    new ValueType.Field("gone", STRING, true)))
+                                    .toList(),
+                            ORDERS.primaryKey(),
+                            ORDERS.partitionColumns(),
                             Map.of())
                     .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS);
 
@@ -127,7 +126,7 @@ class ColumnMappingInteropTest {
                         .as("the table read by Kernel after checkpoint %d", checkpoint + 1)
                         .isEqualTo(expected.rows());
             }
-            assertReadByBothEngines(table, expected.rows());
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
         }
 
         try (UpsertHarness deltalite = UpsertHarness.open(table, ORDERS_WITH_GONE, options)) {
@@ -139,16 +138,7 @@ class ColumnMappingInteropTest {
                     .allMatch(row -> row[4] == null);
             expected.upsert(100L, "Mon", 1, new Object[] {1, "new"}, "back");
             expected.commit();
-            assertReadByBothEngines(table, expected.rows());
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
         }
-    }
-
-    private static void assertReadByBothEngines(String table, List<String> expected) {
-        assertThat(Rows.sorted(SparkRows.readTable(table)))
-                .as("the table read by Spark")
-                .isEqualTo(expected);
-        assertThat(Rows.sorted(KernelTableReader.readAll(table)))
-                .as("the table read by Kernel")
-                .isEqualTo(expected);
     }
 }

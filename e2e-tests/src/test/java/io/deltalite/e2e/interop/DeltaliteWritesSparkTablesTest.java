@@ -9,7 +9,6 @@ import io.deltalite.flink.internal.merge.commit.CommitOutcome;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
-import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -76,7 +75,7 @@ class DeltaliteWritesSparkTablesTest {
             expected.upsert(50L, "d0", 102);
             expected.commit();
 
-            assertReadByBothEngines(table, expected.rows());
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
         }
     }
 
@@ -106,7 +105,7 @@ class DeltaliteWritesSparkTablesTest {
             expected.upsert(20L, "d2", 2);
             expected.commit();
 
-            assertReadByBothEngines(table, expected.rows());
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
         }
     }
 
@@ -135,7 +134,7 @@ class DeltaliteWritesSparkTablesTest {
             CommitOutcome outcome = expected.commit();
             assertThat(outcome.stats().filesRemoved()).as("files deltalite rewrote").isEqualTo(1);
 
-            assertReadByBothEngines(table, expected.rows());
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
         }
     }
 
@@ -180,7 +179,7 @@ class DeltaliteWritesSparkTablesTest {
                     6L, (int) LocalDate.of(1900, 1, 1).toEpochDay(), Integer.MIN_VALUE, "f");
             expected.commit();
 
-            assertReadByBothEngines(table, expected.rows());
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
             assertThat(
                             SparkDelta.sql(
                                     "SELECT id FROM delta.`"
@@ -237,7 +236,7 @@ class DeltaliteWritesSparkTablesTest {
             expected.upsert(3L, null, "c updated");
             expected.commit();
 
-            assertReadByBothEngines(table, expected.rows());
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
             assertThat(KernelTableReader.liveFiles(table)).hasSize(3);
         }
     }
@@ -260,15 +259,6 @@ class DeltaliteWritesSparkTablesTest {
     private static ExpectedTable expectedFromSpark(
             UpsertHarness deltalite, String table, TableDefinition definition) {
         return new ExpectedTable(deltalite, definition.toSchema(), SparkRows.readTable(table));
-    }
-
-    private static void assertReadByBothEngines(String table, List<String> expected) {
-        assertThat(Rows.sorted(SparkRows.readTable(table)))
-                .as("the table read by Spark")
-                .isEqualTo(expected);
-        assertThat(Rows.sorted(KernelTableReader.readAll(table)))
-                .as("the table read by Kernel")
-                .isEqualTo(expected);
     }
 
     private static List<String> logFiles(String table, String suffix) {

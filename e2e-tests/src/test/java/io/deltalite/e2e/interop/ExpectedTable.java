@@ -1,5 +1,7 @@
 package io.deltalite.e2e.interop;
 
+import io.deltalite.e2e.SparkRows;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.internal.merge.commit.CommitOutcome;
 import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.testing.Rows;
@@ -46,6 +48,16 @@ final class ExpectedTable {
     /** The rows the table must hold now, in the canonical sorted form of {@link Rows#sorted}. */
     List<String> rows() {
         return Rows.sorted(new ArrayList<>(rows.values()));
+    }
+
+    /** Asserts that Spark and Kernel both read {@code expected} from the table at {@code table}. */
+    static void assertReadByBothEngines(String table, List<String> expected) {
+        org.assertj.core.api.Assertions.assertThat(Rows.sorted(SparkRows.readTable(table)))
+                .as("the table read by Spark")
+                .isEqualTo(expected);
+        org.assertj.core.api.Assertions.assertThat(Rows.sorted(KernelTableReader.readAll(table)))
+                .as("the table read by Kernel")
+                .isEqualTo(expected);
     }
 
     private List<Object> identity(Object[] row) {
