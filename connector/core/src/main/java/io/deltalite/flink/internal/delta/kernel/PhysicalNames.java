@@ -18,7 +18,8 @@ import java.util.Map;
  * only the logical name, a dropped column's data stays in old files under a physical name no column
  * has any more. Data files are written with the physical names, and in {@code id} mode with the ids
  * as Parquet field ids, by which readers then find the columns. The merge engine sees logical names
- * only; {@code KernelFileStore} and the table snapshot translate with this class.
+ * only; {@code KernelFileStore} translates with this class (and the partition value codec it hands
+ * the table's snapshots).
  */
 public final class PhysicalNames {
     /** The table property that names the mode. */
@@ -52,11 +53,6 @@ public final class PhysicalNames {
     /** Whether the table maps its columns ({@code name} or {@code id} mode). */
     public boolean mapped() {
         return !"none".equals(mode);
-    }
-
-    /** The mode: {@code none}, {@code name} or {@code id}. */
-    public String mode() {
-        return mode;
     }
 
     /** The name top-level column {@code logical} has in data files and in the log. */

@@ -31,6 +31,11 @@ import java.util.UUID;
  * {@code delta.typeChanges}, as Delta's type widening requires — and the added fields appended.
  * Data files are not touched: readers fill an added column with null in files written before, and
  * read a widened column's old values as the wider type.
+ *
+ * <p>On a table with column mapping the commit goes through Kernel's public API, which records the
+ * type changes itself; the added fields get their ids and physical names here. Without column
+ * mapping Kernel 4.4's public API refuses any schema change, so the commit is built with its
+ * internals ({@link KernelInternals#schemaChangeTransaction}).
  */
 final class SchemaChangeCommit {
     private static final String PHYSICAL_NAME = "delta.columnMapping.physicalName";

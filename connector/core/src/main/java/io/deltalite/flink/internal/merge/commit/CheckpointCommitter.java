@@ -87,7 +87,11 @@ import org.slf4j.LoggerFactory;
  *       table with. A schema change is a version of its own, made only when a writer or the
  *       committer opens the table ({@code DeltaTable}'s schema evolution), before any of them
  *       writes; a table whose schema changed while the sink runs fails the attempt ({@link
- *       MergeTable#latestSnapshot()}), and the job restarts with the new schema.
+ *       MergeTable#latestSnapshot()}), and the job restarts with the new schema. A checkpoint
+ *       restored from state is refused when its files no longer fit the table: merged under another
+ *       partitioning, or holding a column under a name the table no longer reads (a column another
+ *       writer dropped, column mapping turned off: {@link MergeTable#columnsLostSince(long)}),
+ *       since committing them would misplace or lose values.
  *   <li><b>The end is always recorded.</b> The checkpoint that ends every writer's input gets a
  *       version even when it changes nothing (its transaction id alone), whenever its writers left
  *       results or notes: only a checkpoint the log records is resolved, so that what the lineage
