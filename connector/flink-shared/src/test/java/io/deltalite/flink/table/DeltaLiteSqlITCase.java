@@ -141,6 +141,48 @@ class DeltaLiteSqlITCase {
                 .isEqualTo(Rows.sorted(script.expected()));
     }
 
+    /**
+     * A table created with {@code 'delta.columnMapping.mode' = 'name'} among its options: Kernel
+     * gives its columns physical names, by which deltalite writes its files, and the table reads
+     * back as the model.
+     */
+    @Test
+    void aTableCreatedWithColumnMappingEqualsTheModel() throws Exception {
+        ChangeScript script = ChangeScript.generate(6, 1_000, 200, 3, false);
+        List<Row> rows = new ArrayList<>();
+        for (ChangeScript.Change change : script.changes()) {
+            rows.add(Row.ofKind(change.kind(), change.values()));
+        }
+        String dataId = TestValuesTableFactory.registerData(rows);
+        tables.executeSql(
+                "CREATE TABLE source_changes (id BIGINT NOT NULL, `day` STRING, amount INT, note STRING"
+                        + SOURCE_KEY
+                        + ") WITH ('connector' = 'values', 'data-id' = '"
+                        + dataId
+                        + "',"
+                        + " 'changelog-mode' = 'I,UB,UA,D', 'bounded' = 'true')");
+        Path table = dir.resolve("column-mapped");
+        createOrders("orders", table, ", 'delta.columnMapping.mode' = 'name'");
+        tables.executeSql("INSERT INTO orders SELECT * FROM source_changes").await();
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(Rows.sorted(script.expected()));
+        io.delta.kernel.types.StructType schema =
+                io.delta.kernel.TableManager.loadSnapshot(table.toString())
+                        .build(
+                                io.delta.kernel.defaults.engine.DefaultEngine.create(
+                                        new org.apache.hadoop.conf.Configuration()))
+                        .getSchema();
+        assertThat(schema.fields())
+                .allSatisfy(
+                        field ->
+                                assertThat(
+                                                field.getMetadata()
+                                                        .getString(
+                                                                "delta.columnMapping.physicalName"))
+                                        .startsWith("col-"));
+    }
+
     /** 'sink.distribution' = 'key': every writer shares the partitions; the table is the model. */
     @Test
     void distributedByKeyEveryWriterWritesItsOwnKeysIntoEveryPartition() throws Exception {
