@@ -1,5 +1,8 @@
 package io.deltalite.flink.internal.delta.kernel;
 
+import io.delta.kernel.types.ArrayType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.MapType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import java.util.ArrayList;
@@ -104,14 +107,48 @@ public final class PhysicalNames {
                 lost.add(name + " (stored as " + field.getName() + ")");
                 continue;
             }
-            io.delta.kernel.types.DataType type = field.getDataType();
-            io.delta.kernel.types.DataType nowType = now.at(index).getDataType();
-            io.delta.kernel.types.DataType logicalType = logical.at(i).getDataType();
-            if (type instanceof StructType struct
-                    && nowType instanceof StructType nowStruct
-                    && logicalType instanceof StructType logicalStruct) {
-                lost(struct, nowStruct, name + ".", lost, logicalStruct);
-            }
+            lost(
+                    field.getDataType(),
+                    now.at(index).getDataType(),
+                    name,
+                    lost,
+                    logical.at(i).getDataType());
+        }
+    }
+
+    /**
+     * The struct fields within {@code written} (through arrays and maps) that {@code now} lacks.
+     */
+    private static void lost(
+            DataType written, DataType now, String name, List<String> lost, DataType logical) {
+        if (written instanceof StructType struct
+                && now instanceof StructType nowStruct
+                && logical instanceof StructType logicalStruct) {
+            lost(struct, nowStruct, name + ".", lost, logicalStruct);
+        } else if (written instanceof ArrayType array
+                && now instanceof ArrayType nowArray
+                && logical instanceof ArrayType logicalArray) {
+            lost(
+                    array.getElementType(),
+                    nowArray.getElementType(),
+                    name + "[]",
+                    lost,
+                    logicalArray.getElementType());
+        } else if (written instanceof MapType map
+                && now instanceof MapType nowMap
+                && logical instanceof MapType logicalMap) {
+            lost(
+                    map.getKeyType(),
+                    nowMap.getKeyType(),
+                    name + "{key}",
+                    lost,
+                    logicalMap.getKeyType());
+            lost(
+                    map.getValueType(),
+                    nowMap.getValueType(),
+                    name + "{value}",
+                    lost,
+                    logicalMap.getValueType());
         }
     }
 
