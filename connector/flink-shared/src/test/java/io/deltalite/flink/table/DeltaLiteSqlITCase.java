@@ -118,9 +118,8 @@ class DeltaLiteSqlITCase {
                 .isEqualTo(Rows.sorted(script.expected()));
     }
 
-    @Test
-    void valuesSourceInChangelogModeEqualsTheModel() throws Exception {
-        ChangeScript script = ChangeScript.generate(4, 2_000, 300, 3, false);
+    /** Table {@code source_changes}: the changes of {@code script}, bounded, as a changelog. */
+    private void createSourceChanges(ChangeScript script) {
         List<Row> rows = new ArrayList<>();
         for (ChangeScript.Change change : script.changes()) {
             rows.add(Row.ofKind(change.kind(), change.values()));
@@ -133,6 +132,12 @@ class DeltaLiteSqlITCase {
                         + dataId
                         + "',"
                         + " 'changelog-mode' = 'I,UB,UA,D', 'bounded' = 'true')");
+    }
+
+    @Test
+    void valuesSourceInChangelogModeEqualsTheModel() throws Exception {
+        ChangeScript script = ChangeScript.generate(4, 2_000, 300, 3, false);
+        createSourceChanges(script);
         Path table = dir.resolve("from-values");
         createOrders("orders", table, "");
         tables.executeSql("INSERT INTO orders SELECT * FROM source_changes").await();
@@ -149,18 +154,7 @@ class DeltaLiteSqlITCase {
     @Test
     void aTableCreatedWithColumnMappingEqualsTheModel() throws Exception {
         ChangeScript script = ChangeScript.generate(6, 1_000, 200, 3, false);
-        List<Row> rows = new ArrayList<>();
-        for (ChangeScript.Change change : script.changes()) {
-            rows.add(Row.ofKind(change.kind(), change.values()));
-        }
-        String dataId = TestValuesTableFactory.registerData(rows);
-        tables.executeSql(
-                "CREATE TABLE source_changes (id BIGINT NOT NULL, `day` STRING, amount INT, note STRING"
-                        + SOURCE_KEY
-                        + ") WITH ('connector' = 'values', 'data-id' = '"
-                        + dataId
-                        + "',"
-                        + " 'changelog-mode' = 'I,UB,UA,D', 'bounded' = 'true')");
+        createSourceChanges(script);
         Path table = dir.resolve("column-mapped");
         createOrders("orders", table, ", 'delta.columnMapping.mode' = 'name'");
         tables.executeSql("INSERT INTO orders SELECT * FROM source_changes").await();
