@@ -6,6 +6,7 @@ import io.deltalite.e2e.SparkDelta;
 import io.deltalite.e2e.SparkRows;
 import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.SchemaEvolutionPolicy;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.sink.SchemaEvolution;
@@ -140,5 +141,56 @@ class ColumnMappingInteropTest {
             expected.commit();
             ExpectedTable.assertReadByBothEngines(table, expected.rows());
         }
+    }
+
+    /**
+     * deltalite renames one column and drops another of a table Spark created (one start of the
+     * job, {@code schema-evolution.renames} and {@code drop-columns}); Spark reads the renamed
+     * column's old and new values under its new name, no longer sees the dropped one, and writes on
+     * with the new schema.
+     */
+    @ParameterizedTest(name = "{0} mode")
+    @CsvSource({"name", "id"})
+    void sparkReadsATableDeltaliteRenamedAndDroppedColumnsOf(String mode) {
+        String table = dir.resolve("renamed").toString();
+        SparkDelta.sql(
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, amount INT, note STRING) USING delta TBLPROPERTIES ("
+                        + "'delta.columnMapping.mode' = '"
+                        + mode
+                        + "', 'delta.enableDeletionVectors' = 'true')");
+        SparkDelta.sql(
+                "INSERT INTO delta.`"
+                        + table
+                        + "` SELECT id, CAST(id * 10 AS INT), concat('n', id) FROM range(0, 20)");
+        TableDefinition renamed =
+                new TableDefinition(
+                                List.of(
+                                        new ValueType.Field("id", BIGINT, true),
+                                        new ValueType.Field("total", INT, true)),
+                                List.of("id"),
+                                List.of(),
+                                Map.of())
+                        .withSchemaEvolution(
+                                new SchemaEvolutionPolicy(
+                                        SchemaEvolution.NONE, Map.of("amount", "total"), true));
+        try (UpsertHarness deltalite = UpsertHarness.open(table, renamed, MergeOptions.DEFAULTS)) {
+            ExpectedTable expected =
+                    new ExpectedTable(deltalite, renamed.toSchema(), SparkRows.readTable(table));
+            assertThat(expected.rows())
+                    .as("Spark's rows under the new schema, values kept")
+                    .hasSize(20)
+                    .containsAll(Rows.sorted(List.<Object[]>of(new Object[] {3L, 30})));
+            expected.upsert(3L, 33);
+            expected.upsert(25L, 250);
+            expected.delete(4L, null);
+            expected.commit();
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
+        }
+        SparkDelta.sql("UPDATE delta.`" + table + "` SET total = total + 1 WHERE id = 5");
+        assertThat(SparkDelta.sql("SELECT * FROM delta.`" + table + "` WHERE id = 5"))
+                .singleElement()
+                .hasToString("[5,51]");
     }
 }

@@ -1,5 +1,6 @@
 package io.deltalite.flink.sink;
 
+import java.util.Map;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -175,8 +176,33 @@ public final class DeltaLiteOptions {
                                     + " add-columns-and-widen-types (also widen int to bigint,"
                                     + " float to double, decimal precision at the same scale;"
                                     + " turns on Delta's type widening feature, which readers"
-                                    + " need). Dropped, renamed or narrowed columns are always"
-                                    + " refused.");
+                                    + " need). A narrowed type is always refused; renames and"
+                                    + " drops are asked for with schema-evolution.renames and"
+                                    + " schema-evolution.drop-columns.");
+
+    public static final ConfigOption<Map<String, String>> SCHEMA_EVOLUTION_RENAMES =
+            ConfigOptions.key("schema-evolution.renames")
+                    .mapType()
+                    .defaultValue(Map.of())
+                    .withDescription(
+                            "Columns of an existing table to rename when the job starts, as"
+                                    + " 'table_name:input_name,...' (one metadata commit before"
+                                    + " any data; done once: a rename whose new name the table"
+                                    + " has is skipped). The column keeps its values. Top-level"
+                                    + " columns that are neither primary-key nor partition"
+                                    + " columns, on tables with column mapping only.");
+
+    public static final ConfigOption<Boolean> SCHEMA_EVOLUTION_DROP_COLUMNS =
+            ConfigOptions.key("schema-evolution.drop-columns")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Whether a column of an existing table that the input no longer"
+                                    + " has is dropped from the table's schema when the job"
+                                    + " starts (one metadata commit before any data), instead of"
+                                    + " being written as null. Its values become unreadable."
+                                    + " Never a primary-key or partition column; on tables with"
+                                    + " column mapping only.");
 
     public static final ConfigOption<String> DISTRIBUTION =
             ConfigOptions.key("distribution")

@@ -116,6 +116,29 @@ public final class DeltaLiteSinkBuilder {
                 Objects.requireNonNull(mode, "mode must not be null").toString());
     }
 
+    /**
+     * Renames columns of an existing table when the job starts: each entry maps a table column to
+     * the name the input now gives it. The column keeps its values; a rename made before is
+     * skipped. Only on tables with column mapping, never a primary-key or partition column. Same as
+     * {@code option(DeltaLiteOptions.SCHEMA_EVOLUTION_RENAMES, tableToInputNames)}.
+     */
+    public DeltaLiteSinkBuilder renameColumns(Map<String, String> tableToInputNames) {
+        return option(
+                DeltaLiteOptions.SCHEMA_EVOLUTION_RENAMES,
+                new LinkedHashMap<>(
+                        Objects.requireNonNull(tableToInputNames, "renames must not be null")));
+    }
+
+    /**
+     * Drops the columns of an existing table that the input does not have when the job starts,
+     * instead of writing them as null; their values become unreadable. Only on tables with column
+     * mapping, never a primary-key or partition column. Same as {@code
+     * option(DeltaLiteOptions.SCHEMA_EVOLUTION_DROP_COLUMNS, true)}.
+     */
+    public DeltaLiteSinkBuilder dropColumnsMissingFromInput() {
+        return option(DeltaLiteOptions.SCHEMA_EVOLUTION_DROP_COLUMNS, true);
+    }
+
     /** Called after each committed checkpoint, for example to report progress. */
     public DeltaLiteSinkBuilder commitListener(CommitListener listener) {
         this.commitListener = Objects.requireNonNull(listener, "listener must not be null");

@@ -5,6 +5,7 @@ import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.NullKeyPolicy;
 import io.deltalite.flink.sink.ParquetCompression;
 import io.deltalite.flink.sink.PruneStrategy;
+import java.util.Map;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -147,6 +148,18 @@ public final class DeltaLiteConnectorOptions {
                     .stringType()
                     .defaultValue(DeltaLiteOptions.SCHEMA_EVOLUTION.defaultValue())
                     .withDescription(DeltaLiteOptions.SCHEMA_EVOLUTION.description());
+
+    public static final ConfigOption<Map<String, String>> SINK_SCHEMA_EVOLUTION_RENAMES =
+            ConfigOptions.key("sink." + DeltaLiteOptions.SCHEMA_EVOLUTION_RENAMES.key())
+                    .mapType()
+                    .defaultValue(DeltaLiteOptions.SCHEMA_EVOLUTION_RENAMES.defaultValue())
+                    .withDescription(DeltaLiteOptions.SCHEMA_EVOLUTION_RENAMES.description());
+
+    public static final ConfigOption<Boolean> SINK_SCHEMA_EVOLUTION_DROP_COLUMNS =
+            ConfigOptions.key("sink." + DeltaLiteOptions.SCHEMA_EVOLUTION_DROP_COLUMNS.key())
+                    .booleanType()
+                    .defaultValue(DeltaLiteOptions.SCHEMA_EVOLUTION_DROP_COLUMNS.defaultValue())
+                    .withDescription(DeltaLiteOptions.SCHEMA_EVOLUTION_DROP_COLUMNS.description());
 
     public static final ConfigOption<Double> SINK_DV_REWRITE_THRESHOLD =
             ConfigOptions.key("sink." + DeltaLiteOptions.DV_REWRITE_THRESHOLD.key())

@@ -58,6 +58,8 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_KEY_INDEX_VALIDATE,
                 DeltaLiteConnectorOptions.SINK_WRITE_MODE,
                 DeltaLiteConnectorOptions.SINK_SCHEMA_EVOLUTION,
+                DeltaLiteConnectorOptions.SINK_SCHEMA_EVOLUTION_RENAMES,
+                DeltaLiteConnectorOptions.SINK_SCHEMA_EVOLUTION_DROP_COLUMNS,
                 DeltaLiteConnectorOptions.SINK_DISTRIBUTION,
                 DeltaLiteConnectorOptions.SINK_DV_REWRITE_THRESHOLD,
                 DeltaLiteConnectorOptions.SINK_COMPACTION_ENABLED,
@@ -200,6 +202,16 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_SCHEMA_EVOLUTION,
                 DeltaLiteOptions.SCHEMA_EVOLUTION);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_SCHEMA_EVOLUTION_RENAMES,
+                DeltaLiteOptions.SCHEMA_EVOLUTION_RENAMES);
+        copy(
+                options,
+                builder,
+                DeltaLiteConnectorOptions.SINK_SCHEMA_EVOLUTION_DROP_COLUMNS,
+                DeltaLiteOptions.SCHEMA_EVOLUTION_DROP_COLUMNS);
         copy(
                 options,
                 builder,

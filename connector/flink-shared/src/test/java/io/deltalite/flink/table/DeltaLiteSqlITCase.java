@@ -177,6 +177,44 @@ class DeltaLiteSqlITCase {
                                         .startsWith("col-"));
     }
 
+    /**
+     * A source renamed a column and dropped another: the new DDL names them so, and the table
+     * follows through 'sink.schema-evolution.renames' and 'sink.schema-evolution.drop-columns' —
+     * the renamed column keeps the values written before.
+     */
+    @Test
+    void sqlOptionsRenameAndDropColumnsOfAColumnMappedTable() throws Exception {
+        Path table = dir.resolve("renamed");
+        createOrders("orders", table, ", 'delta.columnMapping.mode' = 'name'");
+        tables.executeSql("INSERT INTO orders VALUES (1, 'd1', 10, 'n'), (2, 'd1', 20, 'm')")
+                .await();
+
+        tables.executeSql(
+                "CREATE TABLE orders_v2 (id BIGINT, `day` STRING, total INT,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
+                        + " 'connector' = 'deltalite', 'path' = '"
+                        + table
+                        + "', 'sink.schema-evolution.renames' = 'amount:total',"
+                        + " 'sink.schema-evolution.drop-columns' = 'true')");
+        tables.executeSql("INSERT INTO orders_v2 VALUES (2, 'd1', 21), (3, 'd2', 30)").await();
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(
+                        Rows.sorted(
+                                List.of(
+                                        new Object[] {1L, "d1", 10},
+                                        new Object[] {2L, "d1", 21},
+                                        new Object[] {3L, "d2", 30})));
+        assertThat(
+                        io.delta.kernel.TableManager.loadSnapshot(table.toString())
+                                .build(
+                                        io.delta.kernel.defaults.engine.DefaultEngine.create(
+                                                new org.apache.hadoop.conf.Configuration()))
+                                .getSchema()
+                                .fieldNames())
+                .containsExactly("id", "day", "total");
+    }
+
     /** 'sink.distribution' = 'key': every writer shares the partitions; the table is the model. */
     @Test
     void distributedByKeyEveryWriterWritesItsOwnKeysIntoEveryPartition() throws Exception {

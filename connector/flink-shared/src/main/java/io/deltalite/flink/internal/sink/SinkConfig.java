@@ -3,6 +3,7 @@ package io.deltalite.flink.internal.sink;
 import io.deltalite.flink.internal.merge.options.CompactionOptions;
 import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.SchemaEvolutionPolicy;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.sink.CommitListener;
@@ -124,7 +125,11 @@ public final class SinkConfig implements Serializable {
                         primaryKey,
                         partitionKey,
                         creationProperties(tableProperties, writeMode, primaryKey, location),
-                        SchemaEvolution.parse(options.get(DeltaLiteOptions.SCHEMA_EVOLUTION)));
+                        new SchemaEvolutionPolicy(
+                                SchemaEvolution.parse(
+                                        options.get(DeltaLiteOptions.SCHEMA_EVOLUTION)),
+                                options.get(DeltaLiteOptions.SCHEMA_EVOLUTION_RENAMES),
+                                options.get(DeltaLiteOptions.SCHEMA_EVOLUTION_DROP_COLUMNS)));
         // Checks the key columns and types now, at job build time, rather than on the cluster.
         definition.toSchema();
         MergeOptions merge = mergeOptions(options, writeMode);

@@ -100,6 +100,9 @@ public final class DeltaTable implements MergeTable {
 
     private final FileIO fileIO;
 
+    /** The names of the input's columns (none when the table is opened for maintenance). */
+    private final List<String> inputColumns;
+
     private DeltaTable(
             String location,
             String tablePath,
@@ -109,8 +112,10 @@ public final class DeltaTable implements MergeTable {
             TableShape shape,
             Row writeState,
             long targetFileSize,
-            Configuration hadoopConf) {
+            Configuration hadoopConf,
+            List<String> inputColumns) {
         this.targetFileSize = targetFileSize;
+        this.inputColumns = List.copyOf(inputColumns);
         this.fileIO = fileIO;
         this.journal = new FileJournal(tablePath, fileIO, hadoopConf);
         this.stagedKeys = new StagedKeyFiles(tablePath, fileIO);
@@ -203,7 +208,8 @@ public final class DeltaTable implements MergeTable {
                 TableShape.of(snapshot),
                 writeState,
                 targetFileSize,
-                hadoopConf);
+                hadoopConf,
+                definition.columns().stream().map(ValueType.Field::name).toList());
     }
 
     /**
@@ -778,9 +784,13 @@ public final class DeltaTable implements MergeTable {
             LOG.debug("Version {} of {} cannot be read: {}", version, location, e.toString());
             return List.of();
         }
+        // Only the columns whose values the input supplies: one the job does not write (another
+        // writer's, or one the sink itself dropped because the input no longer has it) loses
+        // nothing the job was asked to keep.
         List<String> dataColumns = new ArrayList<>();
         for (StructField field : then.getSchema().fields()) {
-            if (!then.getPartitionColumnNames().contains(field.getName())) {
+            if (!then.getPartitionColumnNames().contains(field.getName())
+                    && inputColumns.stream().anyMatch(field.getName()::equalsIgnoreCase)) {
                 dataColumns.add(field.getName());
             }
         }

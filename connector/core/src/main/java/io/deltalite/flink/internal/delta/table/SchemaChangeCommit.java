@@ -27,15 +27,18 @@ import java.util.UUID;
 /**
  * Commits a {@link SchemaChange} as one Delta version holding only a metadata action (and, for a
  * first widening, the protocol that adds the type widening feature). The new schema is the table's,
- * field by field with its metadata, with the widened fields retyped — each recording its change in
- * {@code delta.typeChanges}, as Delta's type widening requires — and the added fields appended.
- * Data files are not touched: readers fill an added column with null in files written before, and
- * read a widened column's old values as the wider type.
+ * field by field with its metadata, with the renamed fields renamed, the widened fields retyped —
+ * each recording its change in {@code delta.typeChanges}, as Delta's type widening requires — the
+ * dropped fields left out and the added fields appended. Data files are not touched: readers fill
+ * an added column with null in files written before, read a widened column's old values as the
+ * wider type, and, with column mapping, find a renamed column's values under its physical name,
+ * which the rename keeps, and no longer see a dropped column's.
  *
  * <p>On a table with column mapping the commit goes through Kernel's public API, which records the
  * type changes itself; the added fields get their ids and physical names here. Without column
  * mapping Kernel 4.4's public API refuses any schema change, so the commit is built with its
- * internals ({@link KernelInternals#schemaChangeTransaction}).
+ * internals ({@link KernelInternals#schemaChangeTransaction}); renames and drops are refused there,
+ * as Delta refuses them: files name their columns by the logical names then.
  */
 final class SchemaChangeCommit {
     private static final String PHYSICAL_NAME = "delta.columnMapping.physicalName";
@@ -82,11 +85,27 @@ final class SchemaChangeCommit {
     private static StructType typeChangesAsBefore(StructType schema, StructType current) {
         List<StructField> fields = new ArrayList<>();
         for (StructField field : schema.fields()) {
-            int index = current.indexOf(field.getName());
-            fields.add(
-                    index < 0 ? field : field.withTypeChanges(current.at(index).getTypeChanges()));
+            StructField before = sameColumn(field, current);
+            fields.add(before == null ? field : field.withTypeChanges(before.getTypeChanges()));
         }
         return new StructType(fields);
+    }
+
+    /**
+     * The field of {@code current} that {@code field} is, by its physical name (renames keep it).
+     */
+    private static StructField sameColumn(StructField field, StructType current) {
+        if (!field.getMetadata().contains(PHYSICAL_NAME)) {
+            return null; // an added field
+        }
+        String physicalName = field.getMetadata().getString(PHYSICAL_NAME);
+        for (StructField candidate : current.fields()) {
+            if (candidate.getMetadata().contains(PHYSICAL_NAME)
+                    && physicalName.equals(candidate.getMetadata().getString(PHYSICAL_NAME))) {
+                return candidate;
+            }
+        }
+        return null;
     }
 
     /**
@@ -163,6 +182,23 @@ final class SchemaChangeCommit {
      * @throws DeltaLiteSchemaMismatchException naming what is wrong
      */
     static StructType checkedSchema(Snapshot snapshot, SchemaChange change, String location) {
+        boolean mapped =
+                PhysicalNames.of(snapshot.getSchema(), snapshot.getTableProperties()).mapped();
+        if (!mapped && (!change.renamed().isEmpty() || !change.dropped().isEmpty())) {
+            throw new DeltaLiteSchemaMismatchException(
+                    "The sink was asked to "
+                            + change
+                            + " on the Delta table at "
+                            + location
+                            + ", which has no column mapping: Delta renames and drops columns only"
+                            + " on tables whose data files name columns by physical names"
+                            + " (delta.columnMapping.mode = name or id). Nothing was changed."
+                            + " Turn column mapping on (Spark: ALTER TABLE ... SET TBLPROPERTIES"
+                            + " ('delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' ="
+                            + " '2', 'delta.minWriterVersion' = '5'); readers need Delta 1.2 or"
+                            + " later), or remove schema-evolution.renames and"
+                            + " schema-evolution.drop-columns from the job.");
+        }
         String wideningProperty = snapshot.getTableProperties().get("delta.enableTypeWidening");
         if (!change.widened().isEmpty()
                 && wideningProperty != null
@@ -179,9 +215,7 @@ final class SchemaChangeCommit {
         }
         StructType schema = newSchema(snapshot.getSchema(), change);
         try {
-            KernelInternals.validateSchema(
-                    schema,
-                    PhysicalNames.of(snapshot.getSchema(), snapshot.getTableProperties()).mapped());
+            KernelInternals.validateSchema(schema, mapped);
         } catch (RuntimeException e) {
             throw new DeltaLiteSchemaMismatchException(
                     "The sink cannot "
@@ -199,15 +233,18 @@ final class SchemaChangeCommit {
     static StructType newSchema(StructType current, SchemaChange change) {
         List<StructField> fields = new ArrayList<>();
         for (StructField field : current.fields()) {
-            StructField changed = field;
+            StructField changed = renamed(field, change.renamed());
+            if (change.dropped().contains(changed.getName())) {
+                continue;
+            }
             for (SchemaChange.Widening widening : change.widened()) {
-                if (widening.column().equals(field.getName())) {
+                if (widening.column().equals(changed.getName())) {
                     List<TypeChange> changes = new ArrayList<>(field.getTypeChanges());
                     changes.add(
                             new TypeChange(
                                     field.getDataType(), KernelSchemas.toKernel(widening.to())));
                     changed =
-                            field.withDataType(KernelSchemas.toKernel(widening.to()))
+                            changed.withDataType(KernelSchemas.toKernel(widening.to()))
                                     .withTypeChanges(changes);
                 }
             }
@@ -217,5 +254,20 @@ final class SchemaChangeCommit {
             fields.add(new StructField(added.name(), KernelSchemas.toKernel(added.type()), true));
         }
         return new StructType(fields);
+    }
+
+    /** {@code field} under the name the renames give it, with its metadata and type changes. */
+    private static StructField renamed(StructField field, List<SchemaChange.Rename> renames) {
+        String name = field.getName();
+        for (SchemaChange.Rename rename : renames) {
+            if (rename.from().equals(name)) {
+                name = rename.to();
+            }
+        }
+        if (name.equals(field.getName())) {
+            return field;
+        }
+        return new StructField(name, field.getDataType(), field.isNullable(), field.getMetadata())
+                .withTypeChanges(field.getTypeChanges());
     }
 }

@@ -4,17 +4,38 @@ import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import io.deltalite.flink.sink.SchemaEvolution;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * What an input asks of an existing table's schema under a {@link SchemaEvolution} mode: the
- * columns to add (nullable input columns the table lacks, in input order) and the columns whose
- * type to widen. Everything else the input does not fit is left to {@link InputProjection}, which
- * refuses it naming the column. The Delta layer commits the change; this class only decides it.
+ * What an input asks of an existing table's schema under a {@link SchemaEvolutionPolicy}: the
+ * columns to rename (as the user listed them), the columns to add (nullable input columns the table
+ * lacks, in input order), the columns whose type to widen, and the columns to drop (table columns
+ * the input lacks, when the policy drops columns). Everything else the input does not fit is left
+ * to {@link InputProjection}, which refuses it naming the column. The Delta layer commits the
+ * change (renames and drops only on tables with column mapping); this class only decides it.
  *
+ * <p>Deciding again on the changed table gives no change: a rename whose new name the table has is
+ * done, a dropped column is gone. Every writer of a job decides on the table as it finds it.
+ *
+ * @param renamed the table columns that get another name
  * @param added the columns to append to the table, as the input declares them
- * @param widened the table columns whose type becomes the input's
+ * @param widened the table columns (by their names after the renames) whose type becomes the
+ *     input's
+ * @param dropped the table columns (by their names after the renames) to drop
  */
-public record SchemaChange(List<ValueType.Field> added, List<Widening> widened) {
+public record SchemaChange(
+        List<Rename> renamed,
+        List<ValueType.Field> added,
+        List<Widening> widened,
+        List<String> dropped) {
+
+    /** A table column named {@code from} that is named {@code to} from now on. */
+    public record Rename(String from, String to) {
+        @Override
+        public String toString() {
+            return from + " -> " + to;
+        }
+    }
 
     /** A table column whose type {@code from} becomes {@code to}. */
     public record Widening(String column, ValueType from, ValueType to) {
@@ -25,30 +46,34 @@ public record SchemaChange(List<ValueType.Field> added, List<Widening> widened) 
     }
 
     public SchemaChange {
+        renamed = List.copyOf(renamed);
         added = List.copyOf(added);
         widened = List.copyOf(widened);
+        dropped = List.copyOf(dropped);
     }
 
     /** No change. */
-    public static final SchemaChange NONE = new SchemaChange(List.of(), List.of());
+    public static final SchemaChange NONE =
+            new SchemaChange(List.of(), List.of(), List.of(), List.of());
 
     /**
-     * The change that lets {@code input} be written to {@code table} under {@code mode}.
+     * The change that lets {@code input} be written to {@code table} under {@code policy}.
      *
-     * @throws DeltaLiteSchemaMismatchException when the input needs a change the mode allows but
-     *     Delta or deltalite cannot make (a NOT NULL column, a partition column's type)
+     * @throws DeltaLiteSchemaMismatchException when the input needs a change the policy allows but
+     *     Delta or deltalite cannot make (a NOT NULL column, a partition column's type, a rename of
+     *     a key column or of a column the table does not have)
      */
     public static SchemaChange between(
             TableSchema table,
             List<ValueType.Field> input,
-            SchemaEvolution mode,
+            SchemaEvolutionPolicy policy,
             String tableLocation) {
-        if (!mode.addsColumns()) {
-            return NONE;
-        }
+        List<Rename> renamed = renames(table, policy, tableLocation);
+        table = applyRenames(table, renamed);
         List<ValueType.Field> added = new ArrayList<>();
         List<Widening> widened = new ArrayList<>();
-        for (ValueType.Field field : input) {
+        SchemaEvolution mode = policy.mode();
+        for (ValueType.Field field : mode.addsColumns() ? input : List.<ValueType.Field>of()) {
             int index = InputProjection.indexOf(table.columns(), field.name());
             if (index < 0) {
                 if (!field.nullable()) {
@@ -89,7 +114,103 @@ public record SchemaChange(List<ValueType.Field> added, List<Widening> widened) 
                 widened.add(new Widening(column.name(), column.type(), field.type()));
             }
         }
-        return new SchemaChange(added, widened);
+        List<String> dropped = new ArrayList<>();
+        if (policy.dropsColumns()) {
+            for (ValueType.Field column : table.columns()) {
+                // a key or partition column the input lacks stays: InputProjection refuses it
+                if (InputProjection.indexOf(input, column.name()) < 0
+                        && !containsIgnoringCase(table.primaryKey(), column.name())
+                        && !containsIgnoringCase(table.partitionColumns(), column.name())) {
+                    dropped.add(column.name());
+                }
+            }
+        }
+        return new SchemaChange(renamed, added, widened, dropped);
+    }
+
+    /**
+     * The renames of {@code policy} still to make on {@code table}: an entry whose new name the
+     * table has (and whose old name it does not) was made before and is skipped.
+     */
+    private static List<Rename> renames(
+            TableSchema table, SchemaEvolutionPolicy policy, String tableLocation) {
+        List<Rename> renamed = new ArrayList<>();
+        List<ValueType.Field> columns = table.columns();
+        for (Map.Entry<String, String> entry : policy.renames().entrySet()) {
+            int from = InputProjection.indexOf(columns, entry.getKey());
+            int to = InputProjection.indexOf(columns, entry.getValue());
+            if (from >= 0 && to >= 0 && from != to) {
+                throw new DeltaLiteSchemaMismatchException(
+                        "schema-evolution.renames asks to rename column '"
+                                + entry.getKey()
+                                + "' of the Delta table at "
+                                + tableLocation
+                                + " to '"
+                                + entry.getValue()
+                                + "', but the table has a column of that name already. Drop or"
+                                + " rename that column first, or remove the entry.");
+            }
+            if (to >= 0) {
+                continue; // made before (or only the letter case differs: the same column)
+            }
+            if (from < 0) {
+                throw new DeltaLiteSchemaMismatchException(
+                        "schema-evolution.renames asks to rename column '"
+                                + entry.getKey()
+                                + "' to '"
+                                + entry.getValue()
+                                + "', but the Delta table at "
+                                + tableLocation
+                                + " has neither column "
+                                + columnNames(columns)
+                                + ". Correct the entry (it names the table's column first), or"
+                                + " remove it.");
+            }
+            String column = columns.get(from).name();
+            if (containsIgnoringCase(table.primaryKey(), column)
+                    || containsIgnoringCase(table.partitionColumns(), column)) {
+                throw new DeltaLiteSchemaMismatchException(
+                        "schema-evolution.renames asks to rename column '"
+                                + column
+                                + "' of the Delta table at "
+                                + tableLocation
+                                + ", a "
+                                + (containsIgnoringCase(table.primaryKey(), column)
+                                        ? "primary-key"
+                                        : "partition")
+                                + " column, which the sink does not rename (the key and the"
+                                + " partitioning are recorded by name in the table and in the"
+                                + " job's state). Rename it in the job instead (AS in SQL), or"
+                                + " write to a new table.");
+            }
+            renamed.add(new Rename(column, entry.getValue()));
+        }
+        return renamed;
+    }
+
+    private static TableSchema applyRenames(TableSchema table, List<Rename> renamed) {
+        if (renamed.isEmpty()) {
+            return table;
+        }
+        List<ValueType.Field> columns = new ArrayList<>();
+        for (ValueType.Field column : table.columns()) {
+            String name = column.name();
+            for (Rename rename : renamed) {
+                if (rename.from().equals(name)) {
+                    name = rename.to();
+                }
+            }
+            columns.add(new ValueType.Field(name, column.type(), column.nullable()));
+        }
+        return new TableSchema(columns, table.primaryKey(), table.partitionColumns());
+    }
+
+    private static boolean containsIgnoringCase(List<String> names, String name) {
+        return names.stream().anyMatch(n -> n.equalsIgnoreCase(name));
+    }
+
+    private static List<String> columnNames(List<ValueType.Field> columns) {
+        return columns.stream().map(ValueType.Field::name).toList();
     }
 
     /** "Column 'c' is T in the input but U in the Delta table at L", as the errors begin. */
@@ -137,13 +258,19 @@ public record SchemaChange(List<ValueType.Field> added, List<Widening> widened) 
     }
 
     public boolean isEmpty() {
-        return added.isEmpty() && widened.isEmpty();
+        return renamed.isEmpty() && added.isEmpty() && widened.isEmpty() && dropped.isEmpty();
     }
 
-    /** {@code table} with this change: widened columns retyped, added columns appended. */
+    /**
+     * {@code table} with this change: columns renamed, widened columns retyped, dropped columns
+     * removed, added columns appended.
+     */
     public TableSchema applyTo(TableSchema table) {
         List<ValueType.Field> columns = new ArrayList<>();
-        for (ValueType.Field column : table.columns()) {
+        for (ValueType.Field column : applyRenames(table, renamed).columns()) {
+            if (dropped.contains(column.name())) {
+                continue;
+            }
             ValueType type = column.type();
             for (Widening widening : widened) {
                 if (widening.column().equals(column.name())) {
@@ -159,6 +286,12 @@ public record SchemaChange(List<ValueType.Field> added, List<Widening> widened) 
     @Override
     public String toString() {
         List<String> parts = new ArrayList<>();
+        if (!renamed.isEmpty()) {
+            parts.add("rename columns " + renamed);
+        }
+        if (!dropped.isEmpty()) {
+            parts.add("drop columns " + dropped);
+        }
         if (!added.isEmpty()) {
             parts.add("add columns " + added.stream().map(f -> f.name() + " " + f.type()).toList());
         }

@@ -8,15 +8,16 @@ import java.util.Map;
 /**
  * What the user declared about the table: the columns of the input, the primary key, the partition
  * columns, for a table deltalite creates its table properties, and how far an existing table's
- * schema may follow the input. An existing table keeps its own partitioning; its schema changes
- * only as {@code schemaEvolution} allows, otherwise the declaration must fit it.
+ * schema may follow the input ({@link SchemaEvolutionPolicy}). An existing table keeps its own
+ * partitioning; its schema changes only as {@code schemaEvolution} allows, otherwise the
+ * declaration must fit it.
  */
 public record TableDefinition(
         List<ValueType.Field> columns,
         List<String> primaryKey,
         List<String> partitionColumns,
         Map<String, String> tableProperties,
-        SchemaEvolution schemaEvolution)
+        SchemaEvolutionPolicy schemaEvolution)
         implements Serializable {
 
     /** A definition that never changes an existing table's schema. */
@@ -25,7 +26,7 @@ public record TableDefinition(
             List<String> primaryKey,
             List<String> partitionColumns,
             Map<String, String> tableProperties) {
-        this(columns, primaryKey, partitionColumns, tableProperties, SchemaEvolution.NONE);
+        this(columns, primaryKey, partitionColumns, tableProperties, SchemaEvolutionPolicy.NONE);
     }
 
     /**
@@ -49,9 +50,14 @@ public record TableDefinition(
         java.util.Objects.requireNonNull(schemaEvolution, "schemaEvolution");
     }
 
-    /** This definition with {@code mode} as its schema evolution. */
+    /** This definition with {@code mode} as its schema evolution mode (renames and drops kept). */
     public TableDefinition withSchemaEvolution(SchemaEvolution mode) {
-        return new TableDefinition(columns, primaryKey, partitionColumns, tableProperties, mode);
+        return withSchemaEvolution(schemaEvolution.withMode(mode));
+    }
+
+    /** This definition with {@code policy} as its schema evolution. */
+    public TableDefinition withSchemaEvolution(SchemaEvolutionPolicy policy) {
+        return new TableDefinition(columns, primaryKey, partitionColumns, tableProperties, policy);
     }
 
     /** The schema of a table created from this definition. */

@@ -28,10 +28,12 @@ public interface MergeTable {
     java.util.Optional<java.util.List<String>> partitionColumnsAt(long version);
 
     /**
-     * The columns whose values data files written at version {@code version} hold under a name by
-     * which the table no longer reads them (another writer dropped the column, or changed how
-     * columns are mapped to the names in data files): committing such files now would lose those
-     * values. Empty when nothing is lost, or when that version can no longer be read.
+     * The input's columns whose values data files written at version {@code version} hold under a
+     * name by which the table no longer reads them (another writer dropped the column, or changed
+     * how columns are mapped to the names in data files): committing such files now would lose
+     * those values. A column the input does not have (another writer's, or one dropped because the
+     * input no longer has it) is not counted. Empty when nothing is lost, or when that version can
+     * no longer be read.
      */
     java.util.List<String> columnsLostSince(long version);
 }

@@ -303,19 +303,7 @@ class ColumnMappingTest {
             checkpoint = harness.lastCheckpoint();
         }
         // Another writer drops w (Spark: ALTER TABLE ... DROP COLUMN w).
-        Snapshot before = snapshot(location);
-        List<StructField> kept = new ArrayList<>();
-        for (StructField field : before.getSchema().fields()) {
-            if (!field.getName().equals("w")) {
-                kept.add(field);
-            }
-        }
-        io.delta.kernel.engine.Engine engine = DefaultEngine.create(new Configuration());
-        before.buildUpdateTableTransaction(
-                        "another writer", io.delta.kernel.Operation.MANUAL_UPDATE)
-                .withUpdatedSchema(new StructType(kept))
-                .build(engine)
-                .commit(engine, io.delta.kernel.utils.CloseableIterable.emptyIterable());
+        ColumnRenameAndDropTest.dropWithKernel(location, "w");
         try (UpsertHarness restored =
                 UpsertHarness.reopened(location, definition, options, checkpoint)) {
             long version = KernelTableReader.latestVersion(location);
@@ -414,15 +402,15 @@ class ColumnMappingTest {
         return names;
     }
 
-    private static Snapshot snapshot(String location) {
+    static Snapshot snapshot(String location) {
         return TableManager.loadSnapshot(location).build(DefaultEngine.create(new Configuration()));
     }
 
-    private static String physicalName(StructField field) {
+    static String physicalName(StructField field) {
         return field.getMetadata().getString("delta.columnMapping.physicalName");
     }
 
-    private static int columnId(StructField field) {
+    static int columnId(StructField field) {
         return field.getMetadata().getLong("delta.columnMapping.id").intValue();
     }
 

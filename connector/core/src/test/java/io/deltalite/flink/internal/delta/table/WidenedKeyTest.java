@@ -287,11 +287,13 @@ class WidenedKeyTest {
                 snapshot,
                 new SchemaChange(
                         List.of(),
+                        List.of(),
                         List.of(
                                 new SchemaChange.Widening(
                                         column,
                                         ValueType.of(widening.from),
-                                        ValueType.of(widening.to)))),
+                                        ValueType.of(widening.to))),
+                        List.of()),
                 engine,
                 dir.toString());
     }

@@ -374,7 +374,9 @@ class SchemaEvolutionTest {
                                                 List.of("id"),
                                                 List.of("day"),
                                                 Map.of(),
-                                                SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES),
+                                                SchemaEvolutionPolicy.of(
+                                                        SchemaEvolution
+                                                                .ADD_COLUMNS_AND_WIDEN_TYPES)),
                                         false))
                 .isInstanceOf(DeltaLiteSchemaMismatchException.class)
                 .hasMessageContaining("'day'")
@@ -399,7 +401,7 @@ class SchemaEvolutionTest {
                         List.of("id"),
                         List.of("day"),
                         Map.of(),
-                        SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES);
+                        SchemaEvolutionPolicy.of(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES));
         assertThatThrownBy(() -> open(wider))
                 .isInstanceOf(DeltaLiteSchemaMismatchException.class)
                 .hasMessageContaining("'id'")

@@ -1,0 +1,120 @@
+package io.deltalite.flink.internal.merge.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
+import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
+import io.deltalite.flink.sink.SchemaEvolution;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What {@link SchemaChange#between} decides for renames and drops ({@link SchemaEvolutionPolicy}):
+ * only what the user listed, once, never a key or partition column. Committing it is {@code
+ * ColumnRenameAndDropTest}'s.
+ */
+class SchemaChangeRenameDropTest {
+    private static final ValueType.Field ID = field("id", Kind.BIGINT, false);
+    private static final ValueType.Field P = field("p", Kind.STRING, true);
+    private static final ValueType.Field A = field("a", Kind.INT, true);
+    private static final ValueType.Field B = field("b", Kind.STRING, true);
+    private static final TableSchema TABLE =
+            new TableSchema(List.of(ID, P, A, B), List.of("id"), List.of("p"));
+
+    @Test
+    void aRenameIsMadeOnceAndKeepsTheColumnsPlace() {
+        SchemaEvolutionPolicy policy = renames(Map.of("A", "alpha"));
+        List<ValueType.Field> input = List.of(ID, P, field("alpha", Kind.INT, true), B);
+        SchemaChange change = SchemaChange.between(TABLE, input, policy, "t");
+        assertThat(change.renamed()).containsExactly(new SchemaChange.Rename("a", "alpha"));
+        TableSchema after = change.applyTo(TABLE);
+        assertThat(after.columns())
+                .extracting(ValueType.Field::name)
+                .containsExactly("id", "p", "alpha", "b");
+        assertThat(SchemaChange.between(after, input, policy, "t").isEmpty())
+                .as("decided again on the renamed table")
+                .isTrue();
+    }
+
+    @Test
+    void aRenameOfAColumnTheTableLacksOrOntoOneItHasIsRefused() {
+        assertThatThrownBy(
+                        () ->
+                                SchemaChange.between(
+                                        TABLE, List.of(ID, P), renames(Map.of("c", "d")), "t"))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("has neither column [id, p, a, b]");
+        assertThatThrownBy(
+                        () ->
+                                SchemaChange.between(
+                                        TABLE, List.of(ID, P), renames(Map.of("a", "B")), "t"))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("has a column of that name already");
+    }
+
+    @Test
+    void keyAndPartitionColumnsAreNeverRenamedNorDropped() {
+        assertThatThrownBy(
+                        () ->
+                                SchemaChange.between(
+                                        TABLE, List.of(ID, P), renames(Map.of("id", "key")), "t"))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("a primary-key column");
+        assertThatThrownBy(
+                        () ->
+                                SchemaChange.between(
+                                        TABLE, List.of(ID, P), renames(Map.of("p", "q")), "t"))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("a partition column");
+        SchemaChange drop =
+                SchemaChange.between(
+                        TABLE,
+                        List.of(A),
+                        new SchemaEvolutionPolicy(SchemaEvolution.NONE, Map.of(), true),
+                        "t");
+        assertThat(drop.dropped()).containsExactly("b");
+    }
+
+    @Test
+    void aColumnIsDroppedOnlyWhenThePolicySaysSo() {
+        List<ValueType.Field> input = List.of(ID, P, B);
+        assertThat(
+                        SchemaChange.between(
+                                        TABLE,
+                                        input,
+                                        SchemaEvolutionPolicy.of(SchemaEvolution.ADD_COLUMNS),
+                                        "t")
+                                .isEmpty())
+                .isTrue();
+        SchemaChange change =
+                SchemaChange.between(
+                        TABLE,
+                        input,
+                        new SchemaEvolutionPolicy(SchemaEvolution.ADD_COLUMNS, Map.of(), true),
+                        "t");
+        assertThat(change.dropped()).containsExactly("a");
+        assertThat(change.applyTo(TABLE).columns())
+                .extracting(ValueType.Field::name)
+                .containsExactly("id", "p", "b");
+    }
+
+    @Test
+    void chainsSwapsAndTwoColumnsRenamedAlikeAreRefusedUpFront() {
+        assertThatThrownBy(() -> renames(Map.of("a", "b", "b", "c")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("a chain or a swap");
+        assertThatThrownBy(() -> renames(Map.of("a", "x", "b", "X")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("two columns the new name");
+    }
+
+    private static SchemaEvolutionPolicy renames(Map<String, String> renames) {
+        return new SchemaEvolutionPolicy(SchemaEvolution.NONE, renames, false);
+    }
+
+    private static ValueType.Field field(String name, Kind kind, boolean nullable) {
+        return new ValueType.Field(name, ValueType.of(kind), nullable);
+    }
+}
