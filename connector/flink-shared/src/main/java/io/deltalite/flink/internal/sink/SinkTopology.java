@@ -151,7 +151,7 @@ public final class SinkTopology {
      */
     public static SinkConfig checkTable(SinkConfig config) {
         FlinkVersionCheck.checkRunningFlink();
-        DeltaTable.checkTableProperties(config.definition().tableProperties(), config.location());
+        DeltaTable.checkTableProperties(config.definition(), config.location());
         Optional<TableSchema> existing;
         try {
             existing =

@@ -100,8 +100,14 @@ public final class DeltaTable implements MergeTable {
 
     private final FileIO fileIO;
 
-    /** The names of the input's columns (none when the table is opened for maintenance). */
+    /**
+     * The names whose columns' values the input supplies: its columns, and the old names of the
+     * columns it renames (none when the table is opened for maintenance).
+     */
     private final List<String> inputColumns;
+
+    /** Whether the sink only adds rows: {@link TableDefinition#appendsOnly()}. */
+    private final boolean appendsOnly;
 
     private DeltaTable(
             String location,
@@ -113,9 +119,21 @@ public final class DeltaTable implements MergeTable {
             Row writeState,
             long targetFileSize,
             Configuration hadoopConf,
-            List<String> inputColumns) {
+            TableDefinition definition) {
         this.targetFileSize = targetFileSize;
-        this.inputColumns = List.copyOf(inputColumns);
+        List<String> supplied = new ArrayList<>();
+        definition.columns().forEach(column -> supplied.add(column.name()));
+        definition
+                .schemaEvolution()
+                .renames()
+                .forEach(
+                        (from, to) -> {
+                            if (supplied.stream().anyMatch(to::equalsIgnoreCase)) {
+                                supplied.add(from);
+                            }
+                        });
+        this.inputColumns = List.copyOf(supplied);
+        this.appendsOnly = definition.appendsOnly();
         this.fileIO = fileIO;
         this.journal = new FileJournal(tablePath, fileIO, hadoopConf);
         this.stagedKeys = new StagedKeyFiles(tablePath, fileIO);
@@ -173,9 +191,11 @@ public final class DeltaTable implements MergeTable {
         Snapshot snapshot =
                 loadOrCreate(
                         location, tablePath, bootstrap, hadoopConf, definition, createIfMissing);
-        TableFeatureCheck.requireWritable(snapshot, location);
-        requireDefaultsSupplied(snapshot, definition, location);
+        TableFeatureCheck.requireWritable(snapshot, location, definition.appendsOnly());
+        // Defaults are checked on the schema the job writes with: the change may rename or drop
+        // a column that has one (and checks the changed schema before it commits it).
         snapshot = evolveSchema(location, tablePath, snapshot, bootstrap, hadoopConf, definition);
+        requireDefaultsSupplied(snapshot, definition, location);
         TableSchema schema = schemaOf(snapshot, definition, location);
 
         long targetFileSize = targetFileSize(options, snapshot);
@@ -209,7 +229,7 @@ public final class DeltaTable implements MergeTable {
                 writeState,
                 targetFileSize,
                 hadoopConf,
-                definition.columns().stream().map(ValueType.Field::name).toList());
+                definition);
     }
 
     /**
@@ -260,15 +280,16 @@ public final class DeltaTable implements MergeTable {
             TableLocationCheck.requireCreatable(location, hadoopConf);
             return Optional.empty();
         }
-        TableFeatureCheck.requireWritable(snapshot, location);
-        requireDefaultsSupplied(snapshot, definition, location);
+        TableFeatureCheck.requireWritable(snapshot, location, definition.appendsOnly());
         // What the writers will make of the table when they start: checked here, changed there.
         TableSchema schema = schemaOf(snapshot, definition, location);
         SchemaChange change =
                 SchemaChange.between(
                         schema, definition.columns(), definition.schemaEvolution(), location);
-        if (!change.isEmpty()) {
-            SchemaChangeCommit.checkedSchema(snapshot, change, location);
+        if (change.isEmpty()) {
+            requireDefaultsSupplied(snapshot, definition, location);
+        } else {
+            SchemaChangeCommit.checkedSchema(snapshot, change, definition.columns(), location);
             LOG.info(
                     "The sink will change the schema of the Delta table {} when it starts ({}):"
                             + " {}",
@@ -306,15 +327,17 @@ public final class DeltaTable implements MergeTable {
             // (a narrowed type, say) must not leave columns added behind it.
             InputProjection.plan(definition.columns(), change.applyTo(current), location);
             try {
-                long version = SchemaChangeCommit.commit(snapshot, change, engine, location);
+                long version =
+                        SchemaChangeCommit.commit(
+                                snapshot, change, definition.columns(), engine, location);
                 LOG.info(
                         "Changed the schema of the Delta table {} in version {} ({}): {}",
                         location,
                         version,
                         definition.schemaEvolution(),
                         change);
-            } catch (DeltaLiteSchemaMismatchException e) {
-                throw e;
+            } catch (DeltaLiteSchemaMismatchException | DeltaLiteUnsupportedTableException e) {
+                throw e; // the sink's own refusal, made before the commit
             } catch (RuntimeException e) {
                 S3AccessCheck.denied(location, "changing the schema in its Delta log", e)
                         .ifPresent(
@@ -367,7 +390,7 @@ public final class DeltaTable implements MergeTable {
                 }
             }
             snapshot = load(location, tablePath, engine, hadoopConf);
-            TableFeatureCheck.requireWritable(snapshot, location);
+            TableFeatureCheck.requireWritable(snapshot, location, definition.appendsOnly());
         }
     }
 
@@ -400,8 +423,9 @@ public final class DeltaTable implements MergeTable {
      * misspelled or invalid {@code delta.*} property, or one that turns on a feature deltalite
      * cannot write, is refused naming it.
      */
-    public static void checkTableProperties(Map<String, String> properties, String location) {
-        TableFeatureCheck.requireWritableProperties(properties, location);
+    public static void checkTableProperties(TableDefinition definition, String location) {
+        Map<String, String> properties = definition.tableProperties();
+        TableFeatureCheck.requireWritableProperties(properties, location, definition.appendsOnly());
         try {
             KernelInternals.validateTableProperties(properties);
         } catch (KernelException e) {
@@ -563,7 +587,8 @@ public final class DeltaTable implements MergeTable {
     private static void create(
             String location, String tablePath, Engine engine, TableDefinition definition) {
         TableSchema declared = definition.toSchema();
-        TableFeatureCheck.requireWritableProperties(definition.tableProperties(), location);
+        TableFeatureCheck.requireWritableProperties(
+                definition.tableProperties(), location, definition.appendsOnly());
         TableFeatureCheck.requireFieldIdsWritable(
                 KernelSchemas.toKernel(declared.columns()), definition.tableProperties(), location);
         Map<String, String> properties = new HashMap<>(definition.tableProperties());
@@ -756,7 +781,7 @@ public final class DeltaTable implements MergeTable {
                             + " writes by the table as it opened it. Nothing of this attempt was"
                             + " committed. Restart the job so it opens the table anew.");
         }
-        TableFeatureCheck.requireWritable(snapshot, location);
+        TableFeatureCheck.requireWritable(snapshot, location, appendsOnly);
     }
 
     @Override
@@ -784,9 +809,10 @@ public final class DeltaTable implements MergeTable {
             LOG.debug("Version {} of {} cannot be read: {}", version, location, e.toString());
             return List.of();
         }
-        // Only the columns whose values the input supplies: one the job does not write (another
-        // writer's, or one the sink itself dropped because the input no longer has it) loses
-        // nothing the job was asked to keep.
+        // Only the columns whose values the input supplies (under their name then, which a rename
+        // of the sink's may have changed): one the job does not write (another writer's, or one
+        // the sink itself dropped because the input no longer has it) loses nothing the job was
+        // asked to keep.
         List<String> dataColumns = new ArrayList<>();
         for (StructField field : then.getSchema().fields()) {
             if (!then.getPartitionColumnNames().contains(field.getName())

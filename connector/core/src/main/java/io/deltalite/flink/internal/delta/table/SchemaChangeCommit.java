@@ -53,8 +53,13 @@ final class SchemaChangeCommit {
      * @throws io.delta.kernel.exceptions.ConcurrentWriteException when another commit took the
      *     version: the caller reads the table again and decides anew
      */
-    static long commit(Snapshot snapshot, SchemaChange change, Engine engine, String location) {
-        StructType schema = checkedSchema(snapshot, change, location);
+    static long commit(
+            Snapshot snapshot,
+            SchemaChange change,
+            List<ValueType.Field> input,
+            Engine engine,
+            String location) {
+        StructType schema = checkedSchema(snapshot, change, input, location);
         Transaction transaction;
         if (PhysicalNames.of(snapshot.getSchema(), snapshot.getTableProperties()).mapped()) {
             // Kernel's public API changes the schema of a column-mapped table.
@@ -177,11 +182,15 @@ final class SchemaChangeCommit {
      * The table's schema after {@code change}, checked as Kernel checks the schema of a table it
      * creates (the step its public API skips here is only the one that requires column mapping):
      * valid column names for a table without column mapping, no duplicates. A widening is refused
-     * when the table has type widening turned off explicitly.
+     * when the table has type widening turned off explicitly; renames and drops without column
+     * mapping; a drop of a clustering column; a schema the sink could not write after the change (a
+     * default {@code input} does not supply, an array or map in column mapping {@code id} mode):
+     * refused before the commit, not at every start after it.
      *
      * @throws DeltaLiteSchemaMismatchException naming what is wrong
      */
-    static StructType checkedSchema(Snapshot snapshot, SchemaChange change, String location) {
+    static StructType checkedSchema(
+            Snapshot snapshot, SchemaChange change, List<ValueType.Field> input, String location) {
         boolean mapped =
                 PhysicalNames.of(snapshot.getSchema(), snapshot.getTableProperties()).mapped();
         if (!mapped && (!change.renamed().isEmpty() || !change.dropped().isEmpty())) {
@@ -213,7 +222,24 @@ final class SchemaChangeCommit {
                             + ", which forbids it. Set the property to true on the table, or"
                             + " cast the column in the job to the table's type.");
         }
+        for (io.delta.kernel.clustering.ClusteringColumnInfo clustering :
+                snapshot.getClusteringColumnInfos().orElse(List.of())) {
+            String[] names = clustering.getLogicalColumn().getNames();
+            if (names.length > 0 && change.dropped().contains(names[0])) {
+                throw new DeltaLiteSchemaMismatchException(
+                        "The sink was asked to drop column '"
+                                + names[0]
+                                + "' of the Delta table at "
+                                + location
+                                + ", a clustering column (CLUSTER BY), which Delta does not"
+                                + " drop. Nothing was changed. Change the clustering first"
+                                + " (ALTER TABLE ... CLUSTER BY ...), or keep the column in the"
+                                + " input.");
+            }
+        }
         StructType schema = newSchema(snapshot.getSchema(), change);
+        TableFeatureCheck.requireDefaultsSupplied(schema, input, location);
+        TableFeatureCheck.requireFieldIdsWritable(schema, snapshot.getTableProperties(), location);
         try {
             KernelInternals.validateSchema(schema, mapped);
         } catch (RuntimeException e) {

@@ -17,13 +17,20 @@ import java.util.Set;
 
 /**
  * Refuses tables whose features deltalite cannot honour when it rewrites files. Deletion vectors
- * are fine (their rows stay deleted); Kernel itself refuses features it cannot write.
+ * are fine (their rows stay deleted); Kernel itself refuses features it cannot write. Some features
+ * only forbid removing rows (change data feed, {@code delta.appendOnly}): an append-only sink,
+ * whose commits add rows and remove files only to compact them ({@code dataChange = false}), writes
+ * such tables; a keyed sink is refused.
  */
 final class TableFeatureCheck {
     private TableFeatureCheck() {}
 
-    static void requireWritable(Snapshot snapshot, String tablePath) {
-        requireWritableProperties(snapshot.getTableProperties(), tablePath);
+    /**
+     * @param appendsOnly whether the sink only adds rows ({@link
+     *     io.deltalite.flink.internal.merge.schema.TableDefinition#appendsOnly()})
+     */
+    static void requireWritable(Snapshot snapshot, String tablePath, boolean appendsOnly) {
+        requireWritableProperties(snapshot.getTableProperties(), tablePath, appendsOnly);
         Set<String> features = KernelInternals.tableFeatures(snapshot);
         if (features.contains("materializePartitionColumns")) {
             refuse(
@@ -82,7 +89,8 @@ final class TableFeatureCheck {
      * Refuses table properties that turn on a feature deltalite cannot write: checked on existing
      * tables and before deltalite creates one, so it never leaves an unusable table behind.
      */
-    static void requireWritableProperties(Map<String, String> properties, String tablePath) {
+    static void requireWritableProperties(
+            Map<String, String> properties, String tablePath, boolean appendsOnly) {
         String columnMapping = properties.getOrDefault("delta.columnMapping.mode", "none");
         if (!List.of("none", "name", "id").contains(columnMapping.toLowerCase(Locale.ROOT))) {
             refuse(
@@ -90,17 +98,24 @@ final class TableFeatureCheck {
                     "column mapping mode '" + columnMapping + "' (delta.columnMapping.mode)",
                     "the Delta protocol knows the modes none, name and id.");
         }
-        if (isTrue(properties, "delta.enableChangeDataFeed")) {
+        if (isTrue(properties, "delta.enableChangeDataFeed") && !appendsOnly) {
             refuse(
                     tablePath,
-                    "change data feed (delta.enableChangeDataFeed = true)",
-                    "deltalite does not write change data files.");
+                    "change data feed (delta.enableChangeDataFeed = true) for an upsert sink",
+                    "an upsert removes and replaces rows, and on such a table every commit that"
+                            + " does must also write the removed and changed rows as change data"
+                            + " files (_change_data/), which Delta Kernel 4.4 cannot commit. An"
+                            + " append-only sink (no primary key, inserts only) can write to it."
+                            + " For upserts turn the feed off (ALTER TABLE ... SET TBLPROPERTIES"
+                            + " ('delta.enableChangeDataFeed' = 'false')) or write to another"
+                            + " table.");
         }
-        if (isTrue(properties, "delta.appendOnly")) {
+        if (isTrue(properties, "delta.appendOnly") && !appendsOnly) {
             refuse(
                     tablePath,
-                    "append-only (delta.appendOnly = true)",
-                    "an upsert has to remove rewritten files.");
+                    "append-only (delta.appendOnly = true) for an upsert sink",
+                    "an upsert has to remove rewritten files. An append-only sink (no primary"
+                            + " key, inserts only) can write to it.");
         }
         if (isTrue(properties, "delta.enableRowTracking")) {
             refuse(

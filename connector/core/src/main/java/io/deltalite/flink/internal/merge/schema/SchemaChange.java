@@ -68,7 +68,7 @@ public record SchemaChange(
             List<ValueType.Field> input,
             SchemaEvolutionPolicy policy,
             String tableLocation) {
-        List<Rename> renamed = renames(table, policy, tableLocation);
+        List<Rename> renamed = renames(table, input, policy, tableLocation);
         table = applyRenames(table, renamed);
         List<ValueType.Field> added = new ArrayList<>();
         List<Widening> widened = new ArrayList<>();
@@ -129,17 +129,32 @@ public record SchemaChange(
     }
 
     /**
-     * The renames of {@code policy} still to make on {@code table}: an entry whose new name the
-     * table has (and whose old name it does not) was made before and is skipped.
+     * The renames of {@code policy} still to make on {@code table}. An entry is made when the table
+     * has its new name (a column of the old name beside it is one the input added again since), and
+     * moot when the input has not the new name but the table has neither, or the input has the old
+     * one (the renamed column was dropped since, and maybe a column of the old name added):
+     * deciding again after the change, or at any later start, gives nothing to do. Refused: a
+     * rename to a name the input lacks (its values would be written null, or dropped), an old name
+     * the table lacks while the input has the new one (a misspelt entry, or the column was dropped
+     * by another writer), and both names in the table while the input has only the new one (no
+     * telling which column it meant).
      */
     private static List<Rename> renames(
-            TableSchema table, SchemaEvolutionPolicy policy, String tableLocation) {
+            TableSchema table,
+            List<ValueType.Field> input,
+            SchemaEvolutionPolicy policy,
+            String tableLocation) {
         List<Rename> renamed = new ArrayList<>();
         List<ValueType.Field> columns = table.columns();
         for (Map.Entry<String, String> entry : policy.renames().entrySet()) {
             int from = InputProjection.indexOf(columns, entry.getKey());
             int to = InputProjection.indexOf(columns, entry.getValue());
-            if (from >= 0 && to >= 0 && from != to) {
+            boolean inputHasTo = InputProjection.indexOf(input, entry.getValue()) >= 0;
+            boolean inputHasFrom = InputProjection.indexOf(input, entry.getKey()) >= 0;
+            if (to >= 0 && (from < 0 || from == to || inputHasFrom)) {
+                continue; // made before (or only the letter case differs: the same column)
+            }
+            if (to >= 0) {
                 throw new DeltaLiteSchemaMismatchException(
                         "schema-evolution.renames asks to rename column '"
                                 + entry.getKey()
@@ -147,11 +162,16 @@ public record SchemaChange(
                                 + tableLocation
                                 + " to '"
                                 + entry.getValue()
-                                + "', but the table has a column of that name already. Drop or"
-                                + " rename that column first, or remove the entry.");
+                                + "', but the table has a column of that name already. If the"
+                                + " rename was made before and '"
+                                + entry.getKey()
+                                + "' is another column since, remove the entry; otherwise drop"
+                                + " or rename the other column first.");
             }
-            if (to >= 0) {
-                continue; // made before (or only the letter case differs: the same column)
+            if (!inputHasTo && (from < 0 || inputHasFrom)) {
+                // made before, and the renamed column dropped since (a column of the old name the
+                // input writes may have come back): nothing of the entry left to do
+                continue;
             }
             if (from < 0) {
                 throw new DeltaLiteSchemaMismatchException(
@@ -182,6 +202,19 @@ public record SchemaChange(
                                 + " partitioning are recorded by name in the table and in the"
                                 + " job's state). Rename it in the job instead (AS in SQL), or"
                                 + " write to a new table.");
+            }
+            if (!inputHasTo) {
+                throw new DeltaLiteSchemaMismatchException(
+                        "schema-evolution.renames asks to rename column '"
+                                + entry.getKey()
+                                + "' of the Delta table at "
+                                + tableLocation
+                                + " to '"
+                                + entry.getValue()
+                                + "', which is not a column of the input "
+                                + columnNames(input)
+                                + ": its values would be written as null from then on. Correct"
+                                + " the entry (the input's name comes second), or remove it.");
             }
             renamed.add(new Rename(column, entry.getValue()));
         }

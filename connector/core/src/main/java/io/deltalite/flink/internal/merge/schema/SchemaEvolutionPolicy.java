@@ -45,6 +45,14 @@ public record SchemaEvolutionPolicy(
                                 + to
                                 + "'.");
             }
+            if (renames.keySet().stream().filter(from::equalsIgnoreCase).count() > 1) {
+                throw new IllegalArgumentException(
+                        "schema-evolution.renames names column '"
+                                + from
+                                + "' twice (names are case-insensitive in Delta): "
+                                + renames
+                                + ".");
+            }
             if (!targets.add(to.toLowerCase(Locale.ROOT))) {
                 throw new IllegalArgumentException(
                         "schema-evolution.renames gives two columns the new name '"

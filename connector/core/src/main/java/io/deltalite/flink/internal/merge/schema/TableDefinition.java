@@ -37,6 +37,14 @@ public record TableDefinition(
         return new TableDefinition(List.of(), List.of(), List.of(), Map.of());
     }
 
+    /**
+     * Whether a sink with this definition only ever adds rows (no primary key): its commits remove
+     * files only to compact them ({@code dataChange = false}).
+     */
+    public boolean appendsOnly() {
+        return !isExistingTable() && primaryKey.isEmpty();
+    }
+
     /** Whether this is {@link #existingTable()}. */
     public boolean isExistingTable() {
         return columns.isEmpty() && primaryKey.isEmpty();

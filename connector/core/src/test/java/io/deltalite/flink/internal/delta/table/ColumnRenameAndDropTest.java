@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
+import io.delta.kernel.TableManager;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.types.StructField;
@@ -254,6 +255,112 @@ class ColumnRenameAndDropTest {
             assertThat(Rows.sorted(restored.read()))
                     .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "a", 11L})));
         }
+    }
+
+    /**
+     * Found by review: another writer drops 'amount' and adds a new 'amount' after a checkpoint was
+     * merged; the restored job renames the new one to 'total', which its input supplies. The
+     * checkpoint's values of the old 'amount' are under a physical name the table no longer reads:
+     * refused, though the input has no column named 'amount' any more.
+     */
+    @Test
+    void aCheckpointRestoredAcrossAColumnDroppedAddedAndRenamedIsRefused() {
+        String location = createMapped("name");
+        List<PartitionWriteResult> prepared;
+        long checkpoint;
+        try (UpsertHarness harness =
+                UpsertHarness.open(location, definition(COLUMNS), MergeOptions.DEFAULTS)) {
+            harness.upsert(1L, "a", 10L, "one");
+            harness.commit();
+            harness.upsert(1L, "a", 11L, "one again");
+            prepared = harness.prepare();
+            checkpoint = harness.lastCheckpoint();
+        }
+        dropWithKernel(location, "amount");
+        Snapshot dropped = snapshot(location);
+        Engine engine = DefaultEngine.create(new Configuration());
+        dropped.buildUpdateTableTransaction("another writer", Operation.MANUAL_UPDATE)
+                .withUpdatedSchema(
+                        dropped.getSchema().add("amount", io.delta.kernel.types.LongType.LONG))
+                .build(engine)
+                .commit(engine, CloseableIterable.emptyIterable());
+        TableDefinition renamed =
+                definition(
+                                List.of(
+                                        ID,
+                                        P,
+                                        new ValueType.Field(
+                                                "total", ValueType.of(Kind.BIGINT), true),
+                                        NOTE))
+                        .withSchemaEvolution(
+                                new SchemaEvolutionPolicy(
+                                        SchemaEvolution.NONE, Map.of("amount", "total"), false));
+        try (UpsertHarness restored =
+                UpsertHarness.reopened(location, renamed, MergeOptions.DEFAULTS, checkpoint)) {
+            long version = KernelTableReader.latestVersion(location);
+            assertThatThrownBy(() -> restored.commitPrepared(checkpoint, prepared))
+                    .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                    .hasMessageContaining("[amount (stored as ");
+            assertThat(KernelTableReader.latestVersion(location)).isEqualTo(version);
+        }
+    }
+
+    /**
+     * Found by review: adding an array column to an id-mode table committed, and the table was
+     * refused at every start after (its files need field ids the elements do not have).
+     */
+    @Test
+    void anArrayColumnIsNotAddedToATableInIdMode() {
+        String location = createMapped("id");
+        write(
+                location,
+                definition(COLUMNS),
+                MergeOptions.DEFAULTS,
+                new Object[] {1L, "a", 1L, "x"});
+        long version = KernelTableReader.latestVersion(location);
+        List<ValueType.Field> withTags = new ArrayList<>(COLUMNS);
+        withTags.add(
+                new ValueType.Field(
+                        "tags", new ValueType.Array(ValueType.of(Kind.INT), true), true));
+        assertThatThrownBy(
+                        () ->
+                                UpsertHarness.open(
+                                        location,
+                                        definition(withTags)
+                                                .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS),
+                                        MergeOptions.DEFAULTS))
+                .isInstanceOf(
+                        io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException.class)
+                .hasMessageContaining("'tags'");
+        assertThat(KernelTableReader.latestVersion(location)).isEqualTo(version);
+    }
+
+    /** Found by review: Kernel refused the drop of a clustering column on the cluster only. */
+    @Test
+    void aClusteringColumnIsNotDropped() {
+        String location = dir.toString();
+        Engine engine = DefaultEngine.create(new Configuration());
+        TableManager.buildCreateTableTransaction(
+                        location,
+                        io.deltalite.flink.internal.delta.kernel.KernelSchemas.toKernel(COLUMNS),
+                        "test-tables")
+                .withTableProperties(Map.of("delta.columnMapping.mode", "name"))
+                .withDataLayoutSpec(
+                        io.delta.kernel.transaction.DataLayoutSpec.clustered(
+                                List.of(new io.delta.kernel.expressions.Column("note"))))
+                .build(engine)
+                .commit(engine, CloseableIterable.emptyIterable());
+        long version = KernelTableReader.latestVersion(location);
+        TableDefinition withoutNote =
+                new TableDefinition(List.of(ID, P, AMOUNT), List.of("id"), List.of(), Map.of())
+                        .withSchemaEvolution(
+                                new SchemaEvolutionPolicy(SchemaEvolution.NONE, Map.of(), true));
+        assertThatThrownBy(() -> UpsertHarness.open(location, withoutNote, MergeOptions.DEFAULTS))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("'note'")
+                .hasMessageContaining("clustering column")
+                .hasMessageContaining("Nothing was changed");
+        assertThat(KernelTableReader.latestVersion(location)).isEqualTo(version);
     }
 
     /** Drops {@code column} from the table as another writer would (Spark's DROP COLUMN). */

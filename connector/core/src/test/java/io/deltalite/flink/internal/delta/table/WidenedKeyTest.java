@@ -294,6 +294,7 @@ class WidenedKeyTest {
                                         ValueType.of(widening.from),
                                         ValueType.of(widening.to))),
                         List.of()),
+                List.of(),
                 engine,
                 dir.toString());
     }

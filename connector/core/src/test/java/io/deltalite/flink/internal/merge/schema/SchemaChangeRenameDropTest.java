@@ -43,7 +43,10 @@ class SchemaChangeRenameDropTest {
         assertThatThrownBy(
                         () ->
                                 SchemaChange.between(
-                                        TABLE, List.of(ID, P), renames(Map.of("c", "d")), "t"))
+                                        TABLE,
+                                        List.of(ID, P, field("d", Kind.INT, true)),
+                                        renames(Map.of("c", "d")),
+                                        "t"))
                 .isInstanceOf(DeltaLiteSchemaMismatchException.class)
                 .hasMessageContaining("has neither column [id, p, a, b]");
         assertThatThrownBy(
@@ -59,13 +62,19 @@ class SchemaChangeRenameDropTest {
         assertThatThrownBy(
                         () ->
                                 SchemaChange.between(
-                                        TABLE, List.of(ID, P), renames(Map.of("id", "key")), "t"))
+                                        TABLE,
+                                        List.of(field("key", Kind.BIGINT, false), P),
+                                        renames(Map.of("id", "key")),
+                                        "t"))
                 .isInstanceOf(DeltaLiteSchemaMismatchException.class)
                 .hasMessageContaining("a primary-key column");
         assertThatThrownBy(
                         () ->
                                 SchemaChange.between(
-                                        TABLE, List.of(ID, P), renames(Map.of("p", "q")), "t"))
+                                        TABLE,
+                                        List.of(ID, field("q", Kind.STRING, true)),
+                                        renames(Map.of("p", "q")),
+                                        "t"))
                 .isInstanceOf(DeltaLiteSchemaMismatchException.class)
                 .hasMessageContaining("a partition column");
         SchemaChange drop =
@@ -108,6 +117,62 @@ class SchemaChangeRenameDropTest {
         assertThatThrownBy(() -> renames(Map.of("a", "x", "b", "X")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("two columns the new name");
+    }
+
+    /**
+     * Found by review: the entry stays in the job, and the table moves on — a column of the old
+     * name added again (here in the same change), or the renamed column dropped later. Deciding
+     * again must find nothing to do, not fail every start after the sink's own commit.
+     */
+    @Test
+    void aRenameMadeBeforeStaysMadeWhenTheOldNameComesBackOrTheColumnGoes() {
+        List<ValueType.Field> input =
+                List.of(ID, P, field("alpha", Kind.INT, true), B, field("a", Kind.STRING, true));
+        SchemaEvolutionPolicy policy =
+                new SchemaEvolutionPolicy(SchemaEvolution.ADD_COLUMNS, Map.of("a", "alpha"), false);
+        SchemaChange change = SchemaChange.between(TABLE, input, policy, "t");
+        assertThat(change.renamed()).containsExactly(new SchemaChange.Rename("a", "alpha"));
+        assertThat(change.added()).extracting(ValueType.Field::name).containsExactly("a");
+        TableSchema after = change.applyTo(TABLE);
+        assertThat(SchemaChange.between(after, input, policy, "t").isEmpty()).isTrue();
+
+        // later the input loses 'alpha' and the sink drops it; the entry is still configured
+        List<ValueType.Field> later = List.of(ID, P, B, field("a", Kind.STRING, true));
+        SchemaEvolutionPolicy dropping =
+                new SchemaEvolutionPolicy(SchemaEvolution.ADD_COLUMNS, Map.of("a", "alpha"), true);
+        SchemaChange drop = SchemaChange.between(after, later, dropping, "t");
+        assertThat(drop.dropped()).containsExactly("alpha");
+        assertThat(SchemaChange.between(drop.applyTo(after), later, dropping, "t").isEmpty())
+                .isTrue();
+    }
+
+    /**
+     * Found by review: a rename to a name the input does not have (a misspelling) would be dropped
+     * in the same change with drop-columns, losing every value of the column.
+     */
+    @Test
+    void aRenameToANameTheInputLacksIsRefused() {
+        List<ValueType.Field> input = List.of(ID, P, field("total", Kind.INT, true), B);
+        assertThatThrownBy(
+                        () ->
+                                SchemaChange.between(
+                                        TABLE,
+                                        input,
+                                        new SchemaEvolutionPolicy(
+                                                SchemaEvolution.ADD_COLUMNS,
+                                                Map.of("a", "totl"),
+                                                true),
+                                        "t"))
+                .isInstanceOf(DeltaLiteSchemaMismatchException.class)
+                .hasMessageContaining("'totl', which is not a column of the input");
+    }
+
+    /** Found by review: which of two such entries won depended on the JVM's map order. */
+    @Test
+    void twoEntriesForOneColumnInAnotherLetterCaseAreRefused() {
+        assertThatThrownBy(() -> renames(Map.of("a", "x", "A", "y")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("names column");
     }
 
     private static SchemaEvolutionPolicy renames(Map<String, String> renames) {

@@ -1,0 +1,253 @@
+package io.deltalite.e2e.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.deltalite.e2e.SparkDelta;
+import io.deltalite.e2e.SparkRows;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.Rows;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Table features Spark and Databricks turn on, on tables Spark 4.2 + Delta 4.4 create: v2
+ * checkpoints (UUID-named, with sidecars) with in-commit timestamps, and the change data feed. The
+ * sink writes across several log checkpoints and log cleanup; Spark reads the rows, the history and
+ * the feed as its own writes would leave them.
+ */
+class TableFeaturesInteropTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ValueType.Field ID =
+            new ValueType.Field("id", ValueType.of(ValueType.Kind.BIGINT), true);
+    private static final ValueType.Field P =
+            new ValueType.Field("p", ValueType.of(ValueType.Kind.STRING), true);
+    private static final ValueType.Field V =
+            new ValueType.Field("v", ValueType.of(ValueType.Kind.INT), true);
+    private static final TableDefinition KEYED =
+            new TableDefinition(List.of(ID, P, V), List.of("id"), List.of("p"), Map.of());
+
+    @TempDir Path dir;
+
+    /**
+     * Spark writes v2 checkpoints with sidecars; the sink reads them, commits through many log
+     * checkpoints of its own (Kernel writes classic ones, which v2 tables allow) and log cleanup
+     * (retention of a second); every commit carries an in-commit timestamp, later than the one
+     * before; Spark reads the rows, and time travel by a timestamp of the history lands on the
+     * version of that timestamp.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void v2CheckpointsAndInCommitTimestampsHoldThroughTheSinksCommits(WriteMode mode)
+            throws IOException {
+        String table = dir.resolve("t").toString();
+        SparkDelta.sql(
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, p STRING, v INT) USING delta PARTITIONED BY (p)"
+                        + " TBLPROPERTIES ('delta.checkpointPolicy' = 'v2',"
+                        + " 'delta.enableInCommitTimestamps' = 'true',"
+                        + " 'delta.enableDeletionVectors' = 'true',"
+                        + " 'delta.checkpointInterval' = '3',"
+                        + " 'delta.logRetentionDuration' = 'interval 1 seconds',"
+                        + " 'delta.deletedFileRetentionDuration' = 'interval 1 seconds')");
+        for (int batch = 0; batch < 3; batch++) {
+            SparkDelta.sql(
+                    "INSERT INTO delta.`"
+                            + table
+                            + "` SELECT id, IF(id % 2 = 0, 'a', 'b'), CAST(id AS INT) FROM range("
+                            + batch * 10
+                            + ", "
+                            + (batch * 10 + 10)
+                            + ")");
+        }
+        Path log = Path.of(table, "_delta_log");
+        assertThat(listNames(log))
+                .as("Spark's v2 checkpoint, UUID-named")
+                .anyMatch(
+                        name -> name.matches("0+3\\.checkpoint\\.[0-9a-f-]{36}\\.(json|parquet)"));
+        assertThat(log.resolve("_sidecars")).isDirectory();
+
+        Random random = new Random(mode.ordinal());
+        try (UpsertHarness deltalite =
+                UpsertHarness.open(table, KEYED, MergeOptions.DEFAULTS.withWriteMode(mode))) {
+            ExpectedTable expected =
+                    new ExpectedTable(deltalite, KEYED.toSchema(), SparkRows.readTable(table));
+            for (int checkpoint = 0; checkpoint < 10; checkpoint++) {
+                for (int change = 0; change < 8; change++) {
+                    long id = random.nextInt(40);
+                    String p = id % 2 == 0 ? "a" : "b";
+                    if (random.nextInt(4) == 0) {
+                        expected.delete(id, p, null);
+                    } else {
+                        expected.upsert(id, p, random.nextInt(1000));
+                    }
+                }
+                expected.commit();
+                if (checkpoint == 6) {
+                    // the sink's first versions (4 to 10) age past the retention before the log
+                    // checkpoint at version 12, after which its cleanup deletes them
+                    sleepPastTheRetention();
+                }
+            }
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
+        }
+        assertThat(listNames(log))
+                .as("the sink's log cleanup ran: its first commit (version 4) is gone")
+                .doesNotContain("00000000000000000004.json")
+                .contains("00000000000000000013.json");
+
+        // Spark time-travels only within the deleted-file retention: back to a week.
+        SparkDelta.sql(
+                "ALTER TABLE delta.`"
+                        + table
+                        + "` SET TBLPROPERTIES ("
+                        + "'delta.logRetentionDuration' = 'interval 30 days',"
+                        + " 'delta.deletedFileRetentionDuration' = 'interval 7 days')");
+
+        // Every commit kept carries an in-commit timestamp, each later than the one before.
+        TreeMap<Long, Long> timestamps = inCommitTimestamps(log);
+        assertThat(timestamps).hasSizeGreaterThan(3);
+        long previous = Long.MIN_VALUE;
+        for (long timestamp : timestamps.values()) {
+            assertThat(timestamp).isGreaterThan(previous);
+            previous = timestamp;
+        }
+        // Spark's history shows them, and time travel by one lands on its version.
+        long version = timestamps.lastKey() - 1; // the sink's last commit
+        List<Row> history =
+                SparkDelta.session()
+                        .sql("DESCRIBE HISTORY delta.`" + table + "`")
+                        .where("version = " + version)
+                        .select("timestamp")
+                        .collectAsList();
+        assertThat(history).hasSize(1);
+        java.sql.Timestamp at = history.get(0).getTimestamp(0);
+        assertThat(at.getTime()).isEqualTo(timestamps.get(version));
+        assertThat(
+                        Rows.sorted(
+                                SparkRows.collect(
+                                        SparkDelta.session()
+                                                .read()
+                                                .format("delta")
+                                                .option(
+                                                        "timestampAsOf",
+                                                        java.time.format.DateTimeFormatter
+                                                                .ofPattern(
+                                                                        "yyyy-MM-dd HH:mm:ss.SSS")
+                                                                .withZone(java.time.ZoneOffset.UTC)
+                                                                .format(at.toInstant()))
+                                                .load(table))))
+                .isEqualTo(Rows.sorted(SparkRows.readVersion(table, version)));
+
+        // Spark writes on after the sink's checkpoints.
+        SparkDelta.sql("INSERT INTO delta.`" + table + "` VALUES (1000, 'a', 1)");
+        assertThat(SparkDelta.sql("SELECT count(*) FROM delta.`" + table + "` WHERE id = 1000"))
+                .singleElement()
+                .hasToString("[1]");
+    }
+
+    /**
+     * A table with the change data feed takes an append-only sink (Kernel commits add-only
+     * versions, and compactions with {@code dataChange = false}, which the feed skips): Spark's
+     * feed shows exactly the appended rows, as inserts.
+     */
+    @Test
+    void anAppendOnlySinkWritesAChangeDataFeedTableWhoseFeedShowsItsRows() {
+        String table = dir.resolve("events").toString();
+        SparkDelta.sql(
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, p STRING, v INT) USING delta PARTITIONED BY (p)"
+                        + " TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')");
+        TableDefinition events =
+                new TableDefinition(List.of(ID, P, V), List.of(), List.of("p"), Map.of());
+        List<Object[]> appended = new ArrayList<>();
+        try (UpsertHarness deltalite = UpsertHarness.open(table, events, MergeOptions.DEFAULTS)) {
+            for (long checkpoint = 0; checkpoint < 12; checkpoint++) {
+                for (long i = 0; i < 3; i++) {
+                    Object[] row = {checkpoint * 10 + i, i % 2 == 0 ? "a" : "b", (int) checkpoint};
+                    deltalite.upsert(row);
+                    appended.add(row);
+                }
+                deltalite.commit();
+            }
+        }
+        assertThat(KernelTableReader.liveFiles(table))
+                .as("compacted: fewer files than commits")
+                .hasSizeLessThan(24);
+        assertThat(Rows.sorted(SparkRows.readTable(table))).isEqualTo(Rows.sorted(appended));
+        List<Row> changes =
+                SparkDelta.sql(
+                        "SELECT id, p, v, _change_type FROM table_changes_by_path('"
+                                + table
+                                + "', 1)");
+        assertThat(changes)
+                .hasSize(appended.size())
+                .allMatch(row -> row.getString(3).equals("insert"));
+        assertThat(
+                        Rows.sorted(
+                                changes.stream()
+                                        .map(
+                                                row ->
+                                                        new Object[] {
+                                                            row.get(0), row.get(1), row.get(2)
+                                                        })
+                                        .toList()))
+                .isEqualTo(Rows.sorted(appended));
+    }
+
+    private static TreeMap<Long, Long> inCommitTimestamps(Path log) throws IOException {
+        TreeMap<Long, Long> timestamps = new TreeMap<>();
+        for (String name : listNames(log)) {
+            if (!name.matches("\\d{20}\\.json")) {
+                continue;
+            }
+            long version = Long.parseLong(name.substring(0, 20));
+            String first = Files.readAllLines(log.resolve(name)).get(0);
+            JsonNode commitInfo = JSON.readTree(first).get("commitInfo");
+            assertThat(commitInfo).as("version %d begins with its commitInfo", version).isNotNull();
+            assertThat(commitInfo.has("inCommitTimestamp"))
+                    .as("version %d has an in-commit timestamp", version)
+                    .isTrue();
+            timestamps.put(version, commitInfo.get("inCommitTimestamp").asLong());
+        }
+        return timestamps;
+    }
+
+    private static List<String> listNames(Path folder) throws IOException {
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.map(path -> path.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    /** Log files older than the table's retention (a second) are what cleanup may delete. */
+    private static void sleepPastTheRetention() {
+        try {
+            Thread.sleep(1_100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
