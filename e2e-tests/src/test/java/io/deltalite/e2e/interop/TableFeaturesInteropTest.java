@@ -217,6 +217,80 @@ class TableFeaturesInteropTest {
                 .isEqualTo(Rows.sorted(appended));
     }
 
+    /**
+     * A table with liquid clustering ({@code CLUSTER BY}) that indexes only its first column's
+     * statistics by count ({@code delta.dataSkippingNumIndexedCols = 1}, the clustering column's by
+     * name, which Kernel does not read): the sink's files carry statistics for the clustering
+     * column, the clustering stays the table's, and Spark's {@code OPTIMIZE} runs beside the sink.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aClusteredTableKeepsItsClusteringAndStatisticsBesideSparksOptimize(WriteMode mode)
+            throws IOException {
+        String table = dir.resolve("clustered").toString();
+        SparkDelta.sql(
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, v INT, c STRING) USING delta CLUSTER BY (c)"
+                        + " TBLPROPERTIES ('delta.dataSkippingNumIndexedCols' = '1',"
+                        + " 'delta.dataSkippingStatsColumns' = 'id,c',"
+                        + " 'delta.enableDeletionVectors' = 'true')");
+        SparkDelta.sql(
+                "INSERT INTO delta.`"
+                        + table
+                        + "` SELECT id, CAST(id AS INT), concat('c', id % 5) FROM range(0, 40)");
+        TableDefinition clustered =
+                new TableDefinition(
+                        List.of(
+                                ID,
+                                V,
+                                new ValueType.Field(
+                                        "c", ValueType.of(ValueType.Kind.STRING), true)),
+                        List.of("id"),
+                        List.of(),
+                        Map.of());
+        Random random = new Random(mode.ordinal() + 7);
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode);
+        for (int run = 0; run < 2; run++) {
+            try (UpsertHarness deltalite = UpsertHarness.open(table, clustered, options)) {
+                ExpectedTable expected =
+                        new ExpectedTable(
+                                deltalite, clustered.toSchema(), SparkRows.readTable(table));
+                for (int checkpoint = 0; checkpoint < 5; checkpoint++) {
+                    for (int change = 0; change < 8; change++) {
+                        long id = random.nextInt(60);
+                        if (random.nextInt(5) == 0) {
+                            expected.delete(id, null, null);
+                        } else {
+                            expected.upsert(id, random.nextInt(100), "c" + random.nextInt(5));
+                        }
+                    }
+                    expected.commit();
+                }
+                ExpectedTable.assertReadByBothEngines(table, expected.rows());
+            }
+            if (run == 0) {
+                // Spark clusters the files, the sink's included; the sink then writes on.
+                SparkDelta.sql("OPTIMIZE delta.`" + table + "`");
+            }
+        }
+        Row detail = SparkDelta.sql("DESCRIBE DETAIL delta.`" + table + "`").get(0);
+        assertThat(detail.getList(detail.fieldIndex("clusteringColumns")))
+                .as("the table's clustering, kept")
+                .containsExactly("c");
+        for (JsonNode add : io.deltalite.flink.testing.DeltaHistory.liveAdds(Path.of(table))) {
+            JsonNode stats = JSON.readTree(add.get("stats").asText());
+            assertThat(stats.get("minValues").has("c"))
+                    .as("statistics of the clustering column in %s", add.get("path"))
+                    .isTrue();
+        }
+        assertThat(io.deltalite.flink.testing.DeltaHistory.liveAdds(Path.of(table)))
+                .as("the sink's files are among those checked")
+                .anySatisfy(add -> assertThat(add.get("path").asText()).doesNotStartWith("part-"));
+    }
+
     private static TreeMap<Long, Long> inCommitTimestamps(Path log) throws IOException {
         TreeMap<Long, Long> timestamps = new TreeMap<>();
         for (String name : listNames(log)) {

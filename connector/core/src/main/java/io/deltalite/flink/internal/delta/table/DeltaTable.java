@@ -109,6 +109,12 @@ public final class DeltaTable implements MergeTable {
     /** Whether the sink only adds rows: {@link TableDefinition#appendsOnly()}. */
     private final boolean appendsOnly;
 
+    /**
+     * The clustering columns of a table with liquid clustering ({@code CLUSTER BY}), by physical
+     * name; empty for other tables. Data files carry statistics for them, as Delta requires.
+     */
+    private final List<io.delta.kernel.expressions.Column> clusteringColumns;
+
     private DeltaTable(
             String location,
             String tablePath,
@@ -119,8 +125,10 @@ public final class DeltaTable implements MergeTable {
             Row writeState,
             long targetFileSize,
             Configuration hadoopConf,
-            TableDefinition definition) {
+            TableDefinition definition,
+            List<io.delta.kernel.expressions.Column> clusteringColumns) {
         this.targetFileSize = targetFileSize;
+        this.clusteringColumns = List.copyOf(clusteringColumns);
         List<String> supplied = new ArrayList<>();
         definition.columns().forEach(column -> supplied.add(column.name()));
         definition
@@ -229,7 +237,10 @@ public final class DeltaTable implements MergeTable {
                 writeState,
                 targetFileSize,
                 hadoopConf,
-                definition);
+                definition,
+                snapshot.getClusteringColumnInfos().orElse(List.of()).stream()
+                        .map(io.delta.kernel.clustering.ClusteringColumnInfo::getPhysicalColumn)
+                        .toList());
     }
 
     /**
@@ -837,6 +848,11 @@ public final class DeltaTable implements MergeTable {
 
     Engine engine() {
         return engine;
+    }
+
+    /** The clustering columns (liquid clustering), by physical name; empty when none. */
+    List<io.delta.kernel.expressions.Column> clusteringColumns() {
+        return clusteringColumns;
     }
 
     FileIO fileIO() {

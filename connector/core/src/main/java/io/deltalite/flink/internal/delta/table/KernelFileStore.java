@@ -312,8 +312,10 @@ final class KernelFileStore implements DataFileStore {
                 DataWriteContext context =
                         Transaction.getWriteContext(
                                 engine, table.writeState(), partitionCodec.toLiterals(partition));
-                // Kernel's choice, minus the partition columns it names under their physical
-                // names in a column-mapped table (they are not in the data files), plus the keys.
+                // Kernel's choice (the first delta.dataSkippingNumIndexedCols leaf columns), minus
+                // the partition columns it names under their physical names in a column-mapped
+                // table (they are not in the data files), plus the keys and the clustering columns
+                // (Delta requires statistics for these; Kernel's choice may miss them).
                 Set<Column> statistics = new LinkedHashSet<>();
                 for (Column column : context.getStatisticsColumns()) {
                     if (dataSchema.fieldNames().contains(column.getNames()[0])) {
@@ -321,6 +323,11 @@ final class KernelFileStore implements DataFileStore {
                     }
                 }
                 statistics.addAll(keyColumns);
+                for (Column column : table.clusteringColumns()) {
+                    if (dataSchema.fieldNames().contains(column.getNames()[0])) {
+                        statistics.add(column);
+                    }
+                }
                 CloseableIterator<DataFileStatus> statuses =
                         engine.getParquetHandler()
                                 .writeParquetFiles(
