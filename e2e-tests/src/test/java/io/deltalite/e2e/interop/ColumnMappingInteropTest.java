@@ -129,6 +129,7 @@ class ColumnMappingInteropTest {
             }
             ExpectedTable.assertReadByBothEngines(table, expected.rows());
         }
+        assertDeltaliteFilesNamePhysically(table, mode);
 
         try (UpsertHarness deltalite = UpsertHarness.open(table, ORDERS_WITH_GONE, options)) {
             ExpectedTable expected =
@@ -192,5 +193,53 @@ class ColumnMappingInteropTest {
         assertThat(SparkDelta.sql("SELECT * FROM delta.`" + table + "` WHERE id = 5"))
                 .singleElement()
                 .hasToString("[5,51]");
+    }
+
+    /**
+     * The data files deltalite wrote into Spark's table (Spark's are named {@code part-…}) name
+     * their columns by the physical names Spark assigned, never by the display names, and carry the
+     * column ids as Parquet field ids in {@code id} mode, as Spark's own files do.
+     */
+    private static void assertDeltaliteFilesNamePhysically(String table, String mode) {
+        io.delta.kernel.types.StructType schema =
+                io.delta.kernel.TableManager.loadSnapshot(table)
+                        .build(
+                                io.delta.kernel.defaults.engine.DefaultEngine.create(
+                                        new org.apache.hadoop.conf.Configuration()))
+                        .getSchema();
+        java.util.Map<String, Long> idByPhysicalName = new java.util.HashMap<>();
+        for (io.delta.kernel.types.StructField field : schema.fields()) {
+            idByPhysicalName.put(
+                    field.getMetadata().getString("delta.columnMapping.physicalName"),
+                    field.getMetadata().getLong("delta.columnMapping.id"));
+        }
+        List<String> files =
+                KernelTableReader.liveFiles(table).keySet().stream()
+                        .filter(path -> !Path.of(path).getFileName().toString().startsWith("part-"))
+                        .toList();
+        assertThat(files).as("deltalite's live files").isNotEmpty();
+        for (String file : files) {
+            try (org.apache.parquet.hadoop.ParquetFileReader reader =
+                    org.apache.parquet.hadoop.ParquetFileReader.open(
+                            org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                                    new org.apache.hadoop.fs.Path(file),
+                                    new org.apache.hadoop.conf.Configuration()))) {
+                for (org.apache.parquet.schema.Type column :
+                        reader.getFooter().getFileMetaData().getSchema().getFields()) {
+                    assertThat(idByPhysicalName)
+                            .as("column %s of %s is a physical name of the table", column, file)
+                            .containsKey(column.getName());
+                    if (mode.equals("id")) {
+                        assertThat(column.getId())
+                                .as("the field id of %s in %s", column.getName(), file)
+                                .isNotNull();
+                        assertThat((long) column.getId().intValue())
+                                .isEqualTo(idByPhysicalName.get(column.getName()));
+                    }
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
     }
 }
