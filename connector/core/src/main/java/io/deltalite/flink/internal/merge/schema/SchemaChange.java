@@ -156,13 +156,8 @@ public record SchemaChange(
             }
             if (to >= 0) {
                 throw new DeltaLiteSchemaMismatchException(
-                        "schema-evolution.renames asks to rename column '"
-                                + entry.getKey()
-                                + "' of the Delta table at "
-                                + tableLocation
-                                + " to '"
-                                + entry.getValue()
-                                + "', but the table has a column of that name already. If the"
+                        renameRequest(entry, tableLocation)
+                                + ", but the table has a column of that name already. If the"
                                 + " rename was made before and '"
                                 + entry.getKey()
                                 + "' is another column since, remove the entry; otherwise drop"
@@ -205,13 +200,8 @@ public record SchemaChange(
             }
             if (!inputHasTo) {
                 throw new DeltaLiteSchemaMismatchException(
-                        "schema-evolution.renames asks to rename column '"
-                                + entry.getKey()
-                                + "' of the Delta table at "
-                                + tableLocation
-                                + " to '"
-                                + entry.getValue()
-                                + "', which is not a column of the input "
+                        renameRequest(entry, tableLocation)
+                                + ", which is not a column of the input "
                                 + columnNames(input)
                                 + ": its values would be written as null from then on. Correct"
                                 + " the entry (the input's name comes second), or remove it.");
@@ -219,6 +209,17 @@ public record SchemaChange(
             renamed.add(new Rename(column, entry.getValue()));
         }
         return renamed;
+    }
+
+    /** "schema-evolution.renames asks to rename column 'a' of the Delta table at L to 'b'". */
+    private static String renameRequest(Map.Entry<String, String> entry, String tableLocation) {
+        return "schema-evolution.renames asks to rename column '"
+                + entry.getKey()
+                + "' of the Delta table at "
+                + tableLocation
+                + " to '"
+                + entry.getValue()
+                + "'";
     }
 
     private static TableSchema applyRenames(TableSchema table, List<Rename> renamed) {

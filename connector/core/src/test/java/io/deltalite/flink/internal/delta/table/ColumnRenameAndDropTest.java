@@ -51,6 +51,10 @@ class ColumnRenameAndDropTest {
             new ValueType.Field("note", ValueType.of(Kind.STRING), true);
     private static final List<ValueType.Field> COLUMNS = List.of(ID, P, AMOUNT, NOTE);
 
+    /** Drops the table columns the input lacks, and nothing else. */
+    private static final SchemaEvolutionPolicy DROPPING =
+            new SchemaEvolutionPolicy(SchemaEvolution.NONE, Map.of(), true);
+
     @TempDir Path dir;
 
     @ParameterizedTest(name = "{0} mode, {1}")
@@ -111,9 +115,7 @@ class ColumnRenameAndDropTest {
         StructField dropped = snapshot(location).getSchema().get("note");
 
         TableDefinition withoutNote =
-                definition(List.of(ID, P, AMOUNT))
-                        .withSchemaEvolution(
-                                new SchemaEvolutionPolicy(SchemaEvolution.NONE, Map.of(), true));
+                definition(List.of(ID, P, AMOUNT)).withSchemaEvolution(DROPPING);
         try (UpsertHarness harness = UpsertHarness.open(location, withoutNote, options)) {
             harness.upsert(2L, "a", 21L);
             harness.commit();
@@ -179,10 +181,7 @@ class ColumnRenameAndDropTest {
                 .hasMessageContaining("no column mapping")
                 .hasMessageContaining("Nothing was changed")
                 .hasMessageContaining("delta.columnMapping.mode");
-        TableDefinition drop =
-                definition(List.of(ID, P, AMOUNT))
-                        .withSchemaEvolution(
-                                new SchemaEvolutionPolicy(SchemaEvolution.NONE, Map.of(), true));
+        TableDefinition drop = definition(List.of(ID, P, AMOUNT)).withSchemaEvolution(DROPPING);
         assertThatThrownBy(() -> UpsertHarness.open(location, drop, MergeOptions.DEFAULTS))
                 .isInstanceOf(DeltaLiteSchemaMismatchException.class)
                 .hasMessageContaining("drop columns [note]")
@@ -212,9 +211,7 @@ class ColumnRenameAndDropTest {
             checkpoint = harness.lastCheckpoint();
         }
         TableDefinition withoutNote =
-                definition(List.of(ID, P, AMOUNT))
-                        .withSchemaEvolution(
-                                new SchemaEvolutionPolicy(SchemaEvolution.NONE, Map.of(), true));
+                definition(List.of(ID, P, AMOUNT)).withSchemaEvolution(DROPPING);
         try (UpsertHarness restored =
                 UpsertHarness.reopened(location, withoutNote, options, checkpoint)) {
             restored.commitPrepared(checkpoint, prepared);
@@ -353,8 +350,7 @@ class ColumnRenameAndDropTest {
         long version = KernelTableReader.latestVersion(location);
         TableDefinition withoutNote =
                 new TableDefinition(List.of(ID, P, AMOUNT), List.of("id"), List.of(), Map.of())
-                        .withSchemaEvolution(
-                                new SchemaEvolutionPolicy(SchemaEvolution.NONE, Map.of(), true));
+                        .withSchemaEvolution(DROPPING);
         assertThatThrownBy(() -> UpsertHarness.open(location, withoutNote, MergeOptions.DEFAULTS))
                 .isInstanceOf(DeltaLiteSchemaMismatchException.class)
                 .hasMessageContaining("'note'")
