@@ -106,8 +106,8 @@ public final class DeltaTable implements MergeTable {
      */
     private final List<String> inputColumns;
 
-    /** Whether the sink only adds rows: {@link TableDefinition#appendsOnly()}. */
-    private final boolean appendsOnly;
+    /** Whether the writer may remove rows: {@link TableDefinition#removesRows()}. */
+    private final boolean removesRows;
 
     /**
      * The clustering columns of a table with liquid clustering ({@code CLUSTER BY}), by physical
@@ -141,7 +141,7 @@ public final class DeltaTable implements MergeTable {
                             }
                         });
         this.inputColumns = List.copyOf(supplied);
-        this.appendsOnly = definition.appendsOnly();
+        this.removesRows = definition.removesRows();
         this.fileIO = fileIO;
         this.journal = new FileJournal(tablePath, fileIO, hadoopConf);
         this.stagedKeys = new StagedKeyFiles(tablePath, fileIO);
@@ -199,7 +199,7 @@ public final class DeltaTable implements MergeTable {
         Snapshot snapshot =
                 loadOrCreate(
                         location, tablePath, bootstrap, hadoopConf, definition, createIfMissing);
-        TableFeatureCheck.requireWritable(snapshot, location, definition.appendsOnly());
+        TableFeatureCheck.requireWritable(snapshot, location, definition.removesRows());
         // Defaults are checked on the schema the job writes with: the change may rename or drop
         // a column that has one (and checks the changed schema before it commits it).
         snapshot = evolveSchema(location, tablePath, snapshot, bootstrap, hadoopConf, definition);
@@ -291,7 +291,7 @@ public final class DeltaTable implements MergeTable {
             TableLocationCheck.requireCreatable(location, hadoopConf);
             return Optional.empty();
         }
-        TableFeatureCheck.requireWritable(snapshot, location, definition.appendsOnly());
+        TableFeatureCheck.requireWritable(snapshot, location, definition.removesRows());
         // What the writers will make of the table when they start: checked here, changed there.
         TableSchema schema = schemaOf(snapshot, definition, location);
         SchemaChange change =
@@ -401,7 +401,7 @@ public final class DeltaTable implements MergeTable {
                 }
             }
             snapshot = load(location, tablePath, engine, hadoopConf);
-            TableFeatureCheck.requireWritable(snapshot, location, definition.appendsOnly());
+            TableFeatureCheck.requireWritable(snapshot, location, definition.removesRows());
         }
     }
 
@@ -436,7 +436,7 @@ public final class DeltaTable implements MergeTable {
      */
     public static void checkTableProperties(TableDefinition definition, String location) {
         Map<String, String> properties = definition.tableProperties();
-        TableFeatureCheck.requireWritableProperties(properties, location, definition.appendsOnly());
+        TableFeatureCheck.requireWritableProperties(properties, location, definition.removesRows());
         try {
             KernelInternals.validateTableProperties(properties);
         } catch (KernelException e) {
@@ -599,7 +599,7 @@ public final class DeltaTable implements MergeTable {
             String location, String tablePath, Engine engine, TableDefinition definition) {
         TableSchema declared = definition.toSchema();
         TableFeatureCheck.requireWritableProperties(
-                definition.tableProperties(), location, definition.appendsOnly());
+                definition.tableProperties(), location, definition.removesRows());
         TableFeatureCheck.requireFieldIdsWritable(
                 KernelSchemas.toKernel(declared.columns()), definition.tableProperties(), location);
         Map<String, String> properties = new HashMap<>(definition.tableProperties());
@@ -792,7 +792,7 @@ public final class DeltaTable implements MergeTable {
                             + " writes by the table as it opened it. Nothing of this attempt was"
                             + " committed. Restart the job so it opens the table anew.");
         }
-        TableFeatureCheck.requireWritable(snapshot, location, appendsOnly);
+        TableFeatureCheck.requireWritable(snapshot, location, removesRows);
     }
 
     @Override

@@ -324,8 +324,13 @@ final class KernelFileStore implements DataFileStore {
                 }
                 statistics.addAll(keyColumns);
                 for (Column column : table.clusteringColumns()) {
-                    if (dataSchema.fieldNames().contains(column.getNames()[0])) {
-                        statistics.add(column);
+                    // as the data schema spells it: the clustering metadata may differ in case
+                    String[] path = column.getNames().clone();
+                    for (String name : dataSchema.fieldNames()) {
+                        if (name.equalsIgnoreCase(path[0])) {
+                            path[0] = name;
+                            statistics.add(new Column(path));
+                        }
                     }
                 }
                 CloseableIterator<DataFileStatus> statuses =

@@ -26,11 +26,11 @@ final class TableFeatureCheck {
     private TableFeatureCheck() {}
 
     /**
-     * @param appendsOnly whether the sink only adds rows ({@link
-     *     io.deltalite.flink.internal.merge.schema.TableDefinition#appendsOnly()})
+     * @param removesRows whether the writer may remove rows ({@link
+     *     io.deltalite.flink.internal.merge.schema.TableDefinition#removesRows()})
      */
-    static void requireWritable(Snapshot snapshot, String tablePath, boolean appendsOnly) {
-        requireWritableProperties(snapshot.getTableProperties(), tablePath, appendsOnly);
+    static void requireWritable(Snapshot snapshot, String tablePath, boolean removesRows) {
+        requireWritableProperties(snapshot.getTableProperties(), tablePath, removesRows);
         Set<String> features = KernelInternals.tableFeatures(snapshot);
         if (features.contains("materializePartitionColumns")) {
             refuse(
@@ -90,7 +90,7 @@ final class TableFeatureCheck {
      * tables and before deltalite creates one, so it never leaves an unusable table behind.
      */
     static void requireWritableProperties(
-            Map<String, String> properties, String tablePath, boolean appendsOnly) {
+            Map<String, String> properties, String tablePath, boolean removesRows) {
         String columnMapping = properties.getOrDefault("delta.columnMapping.mode", "none");
         if (!List.of("none", "name", "id").contains(columnMapping.toLowerCase(Locale.ROOT))) {
             refuse(
@@ -98,7 +98,7 @@ final class TableFeatureCheck {
                     "column mapping mode '" + columnMapping + "' (delta.columnMapping.mode)",
                     "the Delta protocol knows the modes none, name and id.");
         }
-        if (isTrue(properties, "delta.enableChangeDataFeed") && !appendsOnly) {
+        if (isTrue(properties, "delta.enableChangeDataFeed") && removesRows) {
             refuse(
                     tablePath,
                     "change data feed (delta.enableChangeDataFeed = true) for an upsert sink",
@@ -110,7 +110,7 @@ final class TableFeatureCheck {
                             + " ('delta.enableChangeDataFeed' = 'false')) or write to another"
                             + " table.");
         }
-        if (isTrue(properties, "delta.appendOnly") && !appendsOnly) {
+        if (isTrue(properties, "delta.appendOnly") && removesRows) {
             refuse(
                     tablePath,
                     "append-only (delta.appendOnly = true) for an upsert sink",

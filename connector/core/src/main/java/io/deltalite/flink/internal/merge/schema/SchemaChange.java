@@ -129,15 +129,14 @@ public record SchemaChange(
     }
 
     /**
-     * The renames of {@code policy} still to make on {@code table}. An entry is made when the table
-     * has its new name (a column of the old name beside it is one the input added again since), and
-     * moot when the input has not the new name but the table has neither, or the input has the old
-     * one (the renamed column was dropped since, and maybe a column of the old name added):
-     * deciding again after the change, or at any later start, gives nothing to do. Refused: a
-     * rename to a name the input lacks (its values would be written null, or dropped), an old name
-     * the table lacks while the input has the new one (a misspelt entry, or the column was dropped
-     * by another writer), and both names in the table while the input has only the new one (no
-     * telling which column it meant).
+     * The renames of {@code policy} still to make on {@code table}. An entry whose new name the
+     * table has is made (whatever became of the old name since); one whose old name the table lacks
+     * too, or whose old name the input still writes and new name it does not, is moot (the renamed
+     * column was dropped since). So deciding again after the change, or at any later start with the
+     * same options, gives nothing to do. Refused: an old name the table lacks while the input has
+     * the new one (a misspelt entry, or the column was dropped by another writer); a new name the
+     * input lacks (its values would be written null, or dropped with drop-columns); and an input
+     * with both names (no telling whether the old name is the renamed column or a new one).
      */
     private static List<Rename> renames(
             TableSchema table,
@@ -148,25 +147,11 @@ public record SchemaChange(
         List<ValueType.Field> columns = table.columns();
         for (Map.Entry<String, String> entry : policy.renames().entrySet()) {
             int from = InputProjection.indexOf(columns, entry.getKey());
-            int to = InputProjection.indexOf(columns, entry.getValue());
+            boolean tableHasTo = InputProjection.indexOf(columns, entry.getValue()) >= 0;
             boolean inputHasTo = InputProjection.indexOf(input, entry.getValue()) >= 0;
             boolean inputHasFrom = InputProjection.indexOf(input, entry.getKey()) >= 0;
-            if (to >= 0 && (from < 0 || from == to || inputHasFrom)) {
-                continue; // made before (or only the letter case differs: the same column)
-            }
-            if (to >= 0) {
-                throw new DeltaLiteSchemaMismatchException(
-                        renameRequest(entry, tableLocation)
-                                + ", but the table has a column of that name already. If the"
-                                + " rename was made before and '"
-                                + entry.getKey()
-                                + "' is another column since, remove the entry; otherwise drop"
-                                + " or rename the other column first.");
-            }
-            if (!inputHasTo && (from < 0 || inputHasFrom)) {
-                // made before, and the renamed column dropped since (a column of the old name the
-                // input writes may have come back): nothing of the entry left to do
-                continue;
+            if (tableHasTo || (!inputHasTo && (from < 0 || inputHasFrom))) {
+                continue; // made before, or moot since
             }
             if (from < 0) {
                 throw new DeltaLiteSchemaMismatchException(
@@ -180,6 +165,27 @@ public record SchemaChange(
                                 + columnNames(columns)
                                 + ". Correct the entry (it names the table's column first), or"
                                 + " remove it.");
+            }
+            if (!inputHasTo) {
+                throw new DeltaLiteSchemaMismatchException(
+                        renameRequest(entry, tableLocation)
+                                + ", which is not a column of the input "
+                                + columnNames(input)
+                                + ": its values would be written as null from then on. Correct"
+                                + " the entry (the input's name comes second), or remove it.");
+            }
+            if (inputHasFrom) {
+                throw new DeltaLiteSchemaMismatchException(
+                        renameRequest(entry, tableLocation)
+                                + ", but the input has both names "
+                                + columnNames(input)
+                                + ": the sink cannot tell whether its '"
+                                + entry.getKey()
+                                + "' is the renamed column or a new one. Rename first, with an"
+                                + " input without '"
+                                + entry.getKey()
+                                + "', and add the new column at a later start; or remove the"
+                                + " entry.");
             }
             String column = columns.get(from).name();
             if (containsIgnoringCase(table.primaryKey(), column)
@@ -197,14 +203,6 @@ public record SchemaChange(
                                 + " partitioning are recorded by name in the table and in the"
                                 + " job's state). Rename it in the job instead (AS in SQL), or"
                                 + " write to a new table.");
-            }
-            if (!inputHasTo) {
-                throw new DeltaLiteSchemaMismatchException(
-                        renameRequest(entry, tableLocation)
-                                + ", which is not a column of the input "
-                                + columnNames(input)
-                                + ": its values would be written as null from then on. Correct"
-                                + " the entry (the input's name comes second), or remove it.");
             }
             renamed.add(new Rename(column, entry.getValue()));
         }

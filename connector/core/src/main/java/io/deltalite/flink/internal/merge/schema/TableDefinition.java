@@ -38,11 +38,12 @@ public record TableDefinition(
     }
 
     /**
-     * Whether a sink with this definition only ever adds rows (no primary key): its commits remove
-     * files only to compact them ({@code dataChange = false}).
+     * Whether writing with this definition may remove rows: a keyed sink does (upserts, deletes).
+     * An append-only sink only adds rows, and maintenance ({@link #existingTable()}) only rewrites
+     * them: their commits remove files only to compact them ({@code dataChange = false}).
      */
-    public boolean appendsOnly() {
-        return !isExistingTable() && primaryKey.isEmpty();
+    public boolean removesRows() {
+        return !primaryKey.isEmpty();
     }
 
     /** Whether this is {@link #existingTable()}. */
