@@ -816,8 +816,17 @@ public final class DeltaTable implements MergeTable {
         try {
             then = TableManager.loadSnapshot(tablePath).atVersion(version).build(engine);
         } catch (KernelException e) {
-            // The version's log expired (or never was): nothing left to compare with.
-            LOG.debug("Version {} of {} cannot be read: {}", version, location, e.toString());
+            // The version's log expired (or never was): nothing left to compare with. Restored
+            // checkpoints only, so rare; said at WARN since the check is then skipped.
+            LOG.warn(
+                    "A checkpoint restored for the Delta table {} was merged at version {}, whose"
+                            + " log can no longer be read ({}): the sink cannot check that its"
+                            + " columns are still stored under the same names, and commits it."
+                            + " If another writer dropped and re-added one of the input's columns"
+                            + " since, that checkpoint's values of it read as null.",
+                    location,
+                    version,
+                    e.toString());
             return List.of();
         }
         // Only the columns whose values the input supplies (under their name then, which a rename
