@@ -291,6 +291,44 @@ class TableFeaturesInteropTest {
                 .anySatisfy(add -> assertThat(add.get("path").asText()).doesNotStartWith("part-"));
     }
 
+    /**
+     * Column defaults as Spark applies them: a row Spark inserts without the defaulted columns and
+     * one deltalite writes from an input without them read back with the same values.
+     */
+    @Test
+    void literalDefaultsAreStoredAsSparkStoresThem() {
+        String table = dir.resolve("defaults").toString();
+        SparkDelta.sql(
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, status STRING DEFAULT 'it\\'s new', qty INT DEFAULT -1,"
+                        + " amount DECIMAL(10,2) DEFAULT 1.5, ratio DOUBLE DEFAULT 0.1,"
+                        + " since DATE DEFAULT DATE '2024-02-29', flag BOOLEAN DEFAULT true,"
+                        + " note STRING DEFAULT NULL) USING delta TBLPROPERTIES"
+                        + " ('delta.feature.allowColumnDefaults' = 'supported')");
+        SparkDelta.sql("INSERT INTO delta.`" + table + "` (id) VALUES (1)");
+        TableDefinition onlyId =
+                new TableDefinition(List.of(ID), List.of("id"), List.of(), Map.of());
+        try (UpsertHarness deltalite = UpsertHarness.open(table, onlyId, MergeOptions.DEFAULTS)) {
+            io.deltalite.flink.internal.merge.schema.InputProjection projection =
+                    io.deltalite.flink.internal.merge.schema.InputProjection.plan(
+                            onlyId.columns(),
+                            deltalite.table().schema(),
+                            deltalite.table().columnDefaults(),
+                            table);
+            deltalite.upsert(projection.project(new Object[] {2L}));
+            deltalite.commit();
+        }
+        List<Row> rows =
+                SparkDelta.sql(
+                        "SELECT status, qty, amount, ratio, since, flag, note FROM delta.`"
+                                + table
+                                + "` ORDER BY id");
+        assertThat(rows).hasSize(2);
+        assertThat(rows.get(1)).as("deltalite's row against Spark's").isEqualTo(rows.get(0));
+        assertThat(rows.get(0).getString(0)).isEqualTo("it's new");
+    }
+
     private static TreeMap<Long, Long> inCommitTimestamps(Path log) throws IOException {
         TreeMap<Long, Long> timestamps = new TreeMap<>();
         for (String name : listNames(log)) {

@@ -215,6 +215,37 @@ class DeltaLiteSqlITCase {
                 .containsExactly("id", "day", "total");
     }
 
+    /**
+     * A table Spark created with column defaults (Delta's allowColumnDefaults): a DDL without those
+     * columns writes their literal defaults, as Spark's INSERT without them does — not null.
+     */
+    @Test
+    void columnsTheDdlLacksGetTheTablesLiteralDefaults() throws Exception {
+        Path table = dir.resolve("defaults");
+        io.deltalite.flink.internal.delta.table.TestTables.writeVersionZero(
+                table,
+                "{\"type\":\"struct\",\"fields\":["
+                        + "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false,\"metadata\":{}},"
+                        + "{\"name\":\"status\",\"type\":\"string\",\"nullable\":true,"
+                        + "\"metadata\":{\"CURRENT_DEFAULT\":\"'new'\",\"EXISTS_DEFAULT\":\"'new'\"}},"
+                        + "{\"name\":\"qty\",\"type\":\"integer\",\"nullable\":false,"
+                        + "\"metadata\":{\"CURRENT_DEFAULT\":\"1\",\"EXISTS_DEFAULT\":\"1\"}}]}",
+                "{\"delta.feature.allowColumnDefaults\":\"supported\"}",
+                "{\"minReaderVersion\":1,\"minWriterVersion\":7,"
+                        + "\"writerFeatures\":[\"allowColumnDefaults\"]}");
+        tables.executeSql(
+                "CREATE TABLE with_defaults (id BIGINT NOT NULL, PRIMARY KEY (id) NOT ENFORCED)"
+                        + " WITH ('connector' = 'deltalite', 'path' = '"
+                        + table
+                        + "')");
+        tables.executeSql("INSERT INTO with_defaults VALUES (1), (2)").await();
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .isEqualTo(
+                        Rows.sorted(
+                                List.of(new Object[] {1L, "new", 1}, new Object[] {2L, "new", 1})));
+    }
+
     /** 'sink.distribution' = 'key': every writer shares the partitions; the table is the model. */
     @Test
     void distributedByKeyEveryWriterWritesItsOwnKeysIntoEveryPartition() throws Exception {

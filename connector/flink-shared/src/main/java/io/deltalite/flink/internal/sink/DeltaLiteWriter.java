@@ -78,7 +78,10 @@ final class DeltaLiteWriter
                 new RowDataConverter(
                         config.rowType(),
                         InputProjection.plan(
-                                config.definition().columns(), table.schema(), table.location()));
+                                config.definition().columns(),
+                                table.schema(),
+                                table.columnDefaults(),
+                                table.location()));
         int subtask = context.getTaskInfo().getIndexOfThisSubtask();
         int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
         this.routing = KeyRouting.of(config, context.getTaskInfo());

@@ -3,7 +3,6 @@ package io.deltalite.flink.internal.sink;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.internal.delta.table.DeltaTable;
 import io.deltalite.flink.internal.merge.result.CheckpointResults;
-import io.deltalite.flink.internal.merge.schema.InputProjection;
 import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.sink.Distribution;
 import java.util.Collection;
@@ -168,10 +167,7 @@ public final class SinkTopology {
                     e.toString());
             return config;
         }
-        existing.ifPresent(
-                schema ->
-                        InputProjection.plan(
-                                config.definition().columns(), schema, config.location()));
+        // existingSchema has checked that the input fits the table (defaults included)
         return config.withTablePartitionColumns(
                 existing.map(TableSchema::partitionColumns)
                         .orElse(config.definition().partitionColumns()));

@@ -17,6 +17,7 @@ import io.delta.kernel.expressions.Column;
 import io.delta.kernel.transaction.CreateTableTransactionBuilder;
 import io.delta.kernel.transaction.DataLayoutSpec;
 import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.deltalite.flink.exceptions.DeltaLiteException;
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
@@ -110,6 +111,12 @@ public final class DeltaTable implements MergeTable {
     private final boolean removesRows;
 
     /**
+     * The values the writers store in the columns the input lacks that have a default (Delta's
+     * column defaults), by column name; null values included.
+     */
+    private final Map<String, Object> columnDefaults;
+
+    /**
      * The clustering columns of a table with liquid clustering ({@code CLUSTER BY}), by physical
      * name; empty for other tables. Data files carry statistics for them, as Delta requires.
      */
@@ -126,8 +133,10 @@ public final class DeltaTable implements MergeTable {
             long targetFileSize,
             Configuration hadoopConf,
             TableDefinition definition,
+            Map<String, Object> columnDefaults,
             List<io.delta.kernel.expressions.Column> clusteringColumns) {
         this.targetFileSize = targetFileSize;
+        this.columnDefaults = java.util.Collections.unmodifiableMap(new HashMap<>(columnDefaults));
         this.clusteringColumns = List.copyOf(clusteringColumns);
         List<String> supplied = new ArrayList<>();
         definition.columns().forEach(column -> supplied.add(column.name()));
@@ -203,7 +212,7 @@ public final class DeltaTable implements MergeTable {
         // Defaults are checked on the schema the job writes with: the change may rename or drop
         // a column that has one (and checks the changed schema before it commits it).
         snapshot = evolveSchema(location, tablePath, snapshot, bootstrap, hadoopConf, definition);
-        requireDefaultsSupplied(snapshot, definition, location);
+        Map<String, Object> defaults = columnDefaults(snapshot, definition, location);
         TableSchema schema = schemaOf(snapshot, definition, location);
 
         long targetFileSize = targetFileSize(options, snapshot);
@@ -238,6 +247,7 @@ public final class DeltaTable implements MergeTable {
                 targetFileSize,
                 hadoopConf,
                 definition,
+                defaults,
                 snapshot.getClusteringColumnInfos().orElse(List.of()).stream()
                         .map(io.delta.kernel.clustering.ClusteringColumnInfo::getPhysicalColumn)
                         .toList());
@@ -297,16 +307,28 @@ public final class DeltaTable implements MergeTable {
         SchemaChange change =
                 SchemaChange.between(
                         schema, definition.columns(), definition.schemaEvolution(), location);
+        Map<String, Object> defaults;
         if (change.isEmpty()) {
-            requireDefaultsSupplied(snapshot, definition, location);
+            defaults = columnDefaults(snapshot, definition, location);
         } else {
-            SchemaChangeCommit.checkedSchema(snapshot, change, definition.columns(), location);
+            StructType changed =
+                    SchemaChangeCommit.checkedSchema(
+                            snapshot, change, definition.columns(), location);
+            defaults =
+                    definition.isExistingTable()
+                            ? Map.of()
+                            : TableFeatureCheck.defaultsFor(
+                                    changed, definition.columns(), location);
             LOG.info(
                     "The sink will change the schema of the Delta table {} when it starts ({}):"
                             + " {}",
                     location,
                     definition.schemaEvolution(),
                     change);
+        }
+        if (!definition.isExistingTable()) {
+            // The input as the writers will map it, defaults included: refused here, at build.
+            InputProjection.plan(definition.columns(), change.applyTo(schema), defaults, location);
         }
         return Optional.of(change.applyTo(schema));
     }
@@ -408,15 +430,17 @@ public final class DeltaTable implements MergeTable {
     private static final int SCHEMA_CHANGE_ATTEMPTS = 10;
 
     /**
-     * Column defaults bind writers of rows; maintenance (an {@link TableDefinition#existingTable()
+     * The defaults the writers store in the columns the input lacks ({@link
+     * TableFeatureCheck#defaultsFor}), refusing a table with a default they cannot store. Column
+     * defaults bind writers of rows; maintenance (an {@link TableDefinition#existingTable()
      * existing table} as it is) only moves rows that are there.
      */
-    private static void requireDefaultsSupplied(
+    private static Map<String, Object> columnDefaults(
             Snapshot snapshot, TableDefinition definition, String location) {
-        if (!definition.isExistingTable()) {
-            TableFeatureCheck.requireDefaultsSupplied(
-                    snapshot.getSchema(), definition.columns(), location);
+        if (definition.isExistingTable()) {
+            return Map.of();
         }
+        return TableFeatureCheck.defaultsFor(snapshot.getSchema(), definition.columns(), location);
     }
 
     /** Whether a failed commit may succeed if tried again on the table read anew. */
@@ -857,6 +881,14 @@ public final class DeltaTable implements MergeTable {
 
     Engine engine() {
         return engine;
+    }
+
+    /**
+     * The values to store in the columns the input lacks that have a default on the table, by
+     * column name ({@link InputProjection#plan(List, TableSchema, Map, String)}).
+     */
+    public Map<String, Object> columnDefaults() {
+        return columnDefaults;
     }
 
     /** The clustering columns (liquid clustering), by physical name; empty when none. */

@@ -8,6 +8,8 @@ import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
 import io.deltalite.flink.internal.delta.kernel.KernelInternals;
+import io.deltalite.flink.internal.delta.kernel.KernelSchemas;
+import io.deltalite.flink.internal.merge.schema.DefaultLiteral;
 import io.deltalite.flink.internal.merge.schema.InputProjection;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.util.List;
@@ -155,16 +157,26 @@ final class TableFeatureCheck {
     static final String CURRENT_DEFAULT = "CURRENT_DEFAULT";
 
     /**
-     * Refuses a table with a column default ({@code CURRENT_DEFAULT}, Delta's {@code
-     * allowColumnDefaults}) on a column the {@code input} lacks: a writer must store the default
-     * there, and deltalite, which does not evaluate expressions, would store null. An input that
-     * carries the column leaves no default to apply.
+     * The values of the column defaults ({@code CURRENT_DEFAULT}, Delta's {@code
+     * allowColumnDefaults}) of the columns the {@code input} lacks, by column name: a writer must
+     * store them in every row it writes. Only literal defaults are stored ({@link DefaultLiteral});
+     * a table with any other default on a column the input lacks is refused — deltalite does not
+     * evaluate expressions, and null would be a silent wrong value. An input that carries the
+     * column leaves no default to apply.
      */
-    static void requireDefaultsSupplied(
+    static Map<String, Object> defaultsFor(
             StructType schema, List<ValueType.Field> input, String tablePath) {
+        Map<String, Object> defaults = new java.util.LinkedHashMap<>();
         for (StructField field : schema.fields()) {
             Object expression = field.getMetadata().getEntries().get(CURRENT_DEFAULT);
-            if (expression != null && !InputProjection.carries(input, field.getName())) {
+            if (expression == null || InputProjection.carries(input, field.getName())) {
+                continue;
+            }
+            ValueType type =
+                    KernelSchemas.fromKernel(new StructType().add(field), tablePath).get(0).type();
+            try {
+                defaults.put(field.getName(), DefaultLiteral.parse(expression.toString(), type));
+            } catch (IllegalArgumentException e) {
                 throw new DeltaLiteUnsupportedTableException(
                         "The Delta table at "
                                 + tablePath
@@ -175,18 +187,20 @@ final class TableFeatureCheck {
                                 + "), which a writer must store in rows that do not set the"
                                 + " column. The sink's input has no column '"
                                 + field.getName()
-                                + "', and deltalite does not evaluate default expressions: it"
-                                + " would write null. Add the column to the input (for example"
-                                + " "
+                                + "', and deltalite stores only literal defaults (numbers,"
+                                + " strings, booleans, dates, NULL), not this one: "
+                                + e.getMessage()
+                                + ". Add the column to the input (for example "
                                 + expression
                                 + " AS "
                                 + field.getName()
-                                + " in SQL), or drop the default on the table (ALTER TABLE ..."
-                                + " ALTER COLUMN "
+                                + " in SQL), or give the column a literal default on the table"
+                                + " (ALTER TABLE ... ALTER COLUMN "
                                 + field.getName()
-                                + " DROP DEFAULT).");
+                                + " SET DEFAULT ...).");
             }
         }
+        return defaults;
     }
 
     private static void checkColumns(DataType type, String tablePath, String prefix) {

@@ -6,13 +6,14 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Maps rows of the input schema onto the table's columns: columns are matched by name (case
- * insensitive, as in Delta), a table column the input lacks becomes null, and values are widened
- * where that loses nothing (for example int to bigint, float to double, decimal(10,2) to
- * decimal(12,4), a struct by its fields). Anything else is refused up front with the column and
- * both types named.
+ * insensitive, as in Delta), a table column the input lacks becomes its default on the table (a
+ * literal Delta column default) or null, and values are widened where that loses nothing (for
+ * example int to bigint, float to double, decimal(10,2) to decimal(12,4), a struct by its fields).
+ * Anything else is refused up front with the column and both types named.
  */
 public final class InputProjection implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -20,14 +21,30 @@ public final class InputProjection implements Serializable {
     private final int[] sources;
     private final Cast[] casts;
 
-    private InputProjection(int[] sources, Cast[] casts) {
+    /** Per table column the input lacks: the value its rows get (its default, or null). */
+    private final Object[] defaults;
+
+    private InputProjection(int[] sources, Cast[] casts, Object[] defaults) {
         this.sources = sources;
         this.casts = casts;
+        this.defaults = defaults;
     }
 
     /** Plans the mapping of {@code input} columns onto {@code table}, or explains why not. */
     public static InputProjection plan(
             List<ValueType.Field> input, TableSchema table, String tableLocation) {
+        return plan(input, table, Map.of(), tableLocation);
+    }
+
+    /**
+     * As {@link #plan(List, TableSchema, String)}, with the values of the table's column defaults
+     * for the columns the input lacks, by column name (a column without an entry gets null).
+     */
+    public static InputProjection plan(
+            List<ValueType.Field> input,
+            TableSchema table,
+            Map<String, Object> columnDefaults,
+            String tableLocation) {
         List<ValueType.Field> columns = table.columns();
         for (ValueType.Field field : input) {
             if (indexOf(columns, field.name()) < 0) {
@@ -45,12 +62,15 @@ public final class InputProjection implements Serializable {
         }
         int[] sources = new int[columns.size()];
         Cast[] casts = new Cast[columns.size()];
+        Object[] defaults = new Object[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
             ValueType.Field column = columns.get(i);
             int source = indexOf(input, column.name());
             sources[i] = source;
             if (source < 0) {
-                if (!column.nullable() || table.primaryKey().contains(column.name())) {
+                defaults[i] = columnDefaults.get(column.name());
+                if ((!column.nullable() && defaults[i] == null)
+                        || table.primaryKey().contains(column.name())) {
                     throw new DeltaLiteSchemaMismatchException(
                             "The input has no column '"
                                     + column.name()
@@ -100,7 +120,7 @@ public final class InputProjection implements Serializable {
                                         : "."));
             }
         }
-        return new InputProjection(sources, casts);
+        return new InputProjection(sources, casts, defaults);
     }
 
     /** The table row for an input row. */
@@ -110,6 +130,8 @@ public final class InputProjection implements Serializable {
             if (sources[i] >= 0) {
                 Object value = input[sources[i]];
                 row[i] = value == null ? null : casts[i].apply(value);
+            } else if (defaults[i] != null) {
+                row[i] = defaults[i] instanceof byte[] bytes ? bytes.clone() : defaults[i];
             }
         }
         return row;
@@ -268,7 +290,9 @@ public final class InputProjection implements Serializable {
                 return null;
             }
         }
-        InputProjection nested = new InputProjection(sources, casts);
+        // nested fields have no defaults in Delta
+        InputProjection nested =
+                new InputProjection(sources, casts, new Object[targetFields.size()]);
         return value -> nested.project((Object[]) value);
     }
 
