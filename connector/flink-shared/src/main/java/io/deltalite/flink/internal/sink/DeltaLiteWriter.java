@@ -145,15 +145,14 @@ final class DeltaLiteWriter
         if (routing != null) {
             routing.check(row);
         }
-        Object[] tableRow = converter.toTableRow(row);
         switch (row.getRowKind()) {
             case INSERT:
             case UPDATE_AFTER:
-                merge.upsert(tableRow);
+                merge.upsert(converter.toTableRow(row));
                 break;
             case DELETE:
             case UPDATE_BEFORE:
-                merge.delete(tableRow);
+                merge.delete(converter.toDeletedRow(row));
                 break;
             default:
                 throw new IllegalStateException("unknown row kind " + row.getRowKind());

@@ -31,8 +31,14 @@ final class RowDataConverter implements Serializable {
         this.projection = projection;
     }
 
+    /** The table row an insert or update writes (the table's defaults filled in). */
     Object[] toTableRow(RowData row) {
         return projection.project(readRow(readers, row));
+    }
+
+    /** The table row a delete names ({@link InputProjection#projectDelete}). */
+    Object[] toDeletedRow(RowData row) {
+        return projection.projectDelete(readRow(readers, row));
     }
 
     /** Reads one field of a row, or one element of an array, as an engine value. */

@@ -318,7 +318,10 @@ public final class DeltaTable implements MergeTable {
                     definition.isExistingTable()
                             ? Map.of()
                             : TableFeatureCheck.defaultsFor(
-                                    changed, definition.columns(), location);
+                                    changed,
+                                    snapshot.getPartitionColumnNames(),
+                                    definition.columns(),
+                                    location);
             LOG.info(
                     "The sink will change the schema of the Delta table {} when it starts ({}):"
                             + " {}",
@@ -358,7 +361,15 @@ public final class DeltaTable implements MergeTable {
             }
             // Only a change after which the input fits: a column that cannot be written anyway
             // (a narrowed type, say) must not leave columns added behind it.
-            InputProjection.plan(definition.columns(), change.applyTo(current), location);
+            InputProjection.plan(
+                    definition.columns(),
+                    change.applyTo(current),
+                    TableFeatureCheck.defaultsFor(
+                            SchemaChangeCommit.newSchema(snapshot.getSchema(), change),
+                            snapshot.getPartitionColumnNames(),
+                            definition.columns(),
+                            location),
+                    location);
             try {
                 long version =
                         SchemaChangeCommit.commit(
@@ -440,7 +451,11 @@ public final class DeltaTable implements MergeTable {
         if (definition.isExistingTable()) {
             return Map.of();
         }
-        return TableFeatureCheck.defaultsFor(snapshot.getSchema(), definition.columns(), location);
+        return TableFeatureCheck.defaultsFor(
+                snapshot.getSchema(),
+                snapshot.getPartitionColumnNames(),
+                definition.columns(),
+                location);
     }
 
     /** Whether a failed commit may succeed if tried again on the table read anew. */

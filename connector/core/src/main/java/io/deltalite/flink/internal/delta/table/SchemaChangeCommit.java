@@ -238,7 +238,7 @@ final class SchemaChangeCommit {
             }
         }
         StructType schema = newSchema(snapshot.getSchema(), change);
-        TableFeatureCheck.defaultsFor(schema, input, location);
+        TableFeatureCheck.defaultsFor(schema, snapshot.getPartitionColumnNames(), input, location);
         TableFeatureCheck.requireFieldIdsWritable(schema, snapshot.getTableProperties(), location);
         try {
             KernelInternals.validateSchema(schema, mapped);

@@ -162,15 +162,37 @@ final class TableFeatureCheck {
      * store them in every row it writes. Only literal defaults are stored ({@link DefaultLiteral});
      * a table with any other default on a column the input lacks is refused — deltalite does not
      * evaluate expressions, and null would be a silent wrong value. An input that carries the
-     * column leaves no default to apply.
+     * column leaves no default to apply. A partition column the input lacks is refused even with a
+     * default: the sink routes and deletes rows by the partition values the input carries.
      */
     static Map<String, Object> defaultsFor(
-            StructType schema, List<ValueType.Field> input, String tablePath) {
+            StructType schema,
+            List<String> partitionColumns,
+            List<ValueType.Field> input,
+            String tablePath) {
         Map<String, Object> defaults = new java.util.LinkedHashMap<>();
         for (StructField field : schema.fields()) {
             Object expression = field.getMetadata().getEntries().get(CURRENT_DEFAULT);
             if (expression == null || InputProjection.carries(input, field.getName())) {
                 continue;
+            }
+            if (partitionColumns.stream().anyMatch(field.getName()::equalsIgnoreCase)) {
+                throw new DeltaLiteUnsupportedTableException(
+                        "The Delta table at "
+                                + tablePath
+                                + " gives partition column '"
+                                + field.getName()
+                                + "' a default value (DEFAULT "
+                                + expression
+                                + "), and the sink's input has no column '"
+                                + field.getName()
+                                + "': deltalite routes and deletes rows by the partition values"
+                                + " the input carries, and does not fill them from defaults. Add"
+                                + " the column to the input (for example "
+                                + expression
+                                + " AS "
+                                + field.getName()
+                                + " in SQL).");
             }
             ValueType type =
                     KernelSchemas.fromKernel(new StructType().add(field), tablePath).get(0).type();

@@ -13,11 +13,13 @@ import java.util.regex.Pattern;
 /**
  * The value of a column default written as a Spark SQL literal (Delta's {@code CURRENT_DEFAULT},
  * kept as the text of the {@code DEFAULT} clause), in the representation rows use for the column's
- * type. Only literals whose value is exact in that type: {@code NULL}, {@code true}/{@code false},
- * numbers (with Spark's suffixes {@code Y S L BD F D}), quoted strings, {@code DATE 'yyyy-MM-dd'}
- * (or the quoted date) and {@code X'hex'}. Anything else — a function, a cast, a timestamp (whose
- * meaning depends on a session time zone), a number that does not fit the type — is {@link
- * IllegalArgumentException}: the sink refuses the table rather than store a value Spark would not.
+ * type, as Spark's {@code INSERT} stores it: {@code NULL}, {@code true}/{@code false}, numbers
+ * (with Spark's suffixes {@code Y S L BD F D}: exact into integral and decimal columns, rounded as
+ * Spark rounds into {@code float} and {@code double} ones), quoted strings, {@code DATE
+ * 'yyyy-MM-dd'} (or the quoted date) and {@code X'hex'}. Anything else — a function, a cast, a
+ * timestamp (whose meaning depends on a session time zone), a number that does not fit the type or
+ * that Spark would round into it — is {@link IllegalArgumentException}: the sink refuses the table
+ * rather than store a value Spark would not.
  */
 public final class DefaultLiteral {
     private static final Pattern NUMBER =
@@ -38,7 +40,7 @@ public final class DefaultLiteral {
             return null;
         }
         if (type instanceof ValueType.Decimal decimal) {
-            BigDecimal value = number(text, "decimal");
+            BigDecimal value = exactNumber(text);
             BigDecimal scaled;
             try {
                 scaled = value.setScale(decimal.scale());
@@ -60,8 +62,8 @@ public final class DefaultLiteral {
             case SMALLINT -> (short) integral(text, Short.MIN_VALUE, Short.MAX_VALUE);
             case INT -> (int) integral(text, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case BIGINT -> integral(text, Long.MIN_VALUE, Long.MAX_VALUE);
-            case FLOAT -> floating(text, true);
-            case DOUBLE -> floating(text, false);
+            case FLOAT -> floatValue(text);
+            case DOUBLE -> doubleValue(text);
             case STRING -> string(text);
             case BINARY -> binary(text);
             case DATE -> date(text);
@@ -82,16 +84,48 @@ public final class DefaultLiteral {
         throw new IllegalArgumentException(text + " is not a boolean literal");
     }
 
-    private static BigDecimal number(String text, String what) {
+    /**
+     * A number literal: its digits and Spark's type of it — FLOAT ({@code F}), DOUBLE ({@code D},
+     * or an exponent), an integral type ({@code Y S L}, or no point), or DECIMAL ({@code BD}, or a
+     * point).
+     */
+    private record Number(BigDecimal value, String digits, char kind) {}
+
+    private static Number number(String text) {
         Matcher matcher = NUMBER.matcher(text.toUpperCase(Locale.ROOT));
         if (!matcher.matches()) {
-            throw new IllegalArgumentException(text + " is not a " + what + " literal");
+            throw new IllegalArgumentException(text + " is not a number literal");
         }
-        return new BigDecimal(matcher.group(1));
+        String digits = matcher.group(1);
+        String suffix = matcher.group(2) == null ? "" : matcher.group(2);
+        char kind;
+        if (suffix.equals("F")) {
+            kind = 'F';
+        } else if (suffix.equals("D") || (suffix.isEmpty() && digits.contains("E"))) {
+            kind = 'D';
+        } else if (suffix.equals("BD") || (suffix.isEmpty() && digits.contains("."))) {
+            kind = 'M';
+        } else {
+            kind = 'I';
+        }
+        return new Number(new BigDecimal(digits), digits, kind);
+    }
+
+    /**
+     * An integral or decimal literal's exact value; a FLOAT or DOUBLE literal is refused for an
+     * exact column (Spark would round it through binary floating point first).
+     */
+    private static BigDecimal exactNumber(String text) {
+        Number number = number(text);
+        if (number.kind() == 'F' || number.kind() == 'D') {
+            throw new IllegalArgumentException(
+                    text + " is a floating-point literal, which Spark rounds before casting");
+        }
+        return number.value();
     }
 
     private static long integral(String text, long min, long max) {
-        BigDecimal value = number(text, "number");
+        BigDecimal value = exactNumber(text);
         BigInteger exact;
         try {
             exact = value.toBigIntegerExact();
@@ -105,9 +139,35 @@ public final class DefaultLiteral {
         return exact.longValueExact();
     }
 
-    private static Object floating(String text, boolean single) {
-        BigDecimal value = number(text, "number");
-        return single ? (Object) value.floatValue() : (Object) value.doubleValue();
+    /**
+     * As Spark: a FLOAT literal parsed as a float, a DOUBLE literal narrowed from its double, an
+     * exact literal rounded once — refused where rounding it through a double first would give
+     * another float (Spark's cast path is not pinned down here).
+     */
+    private static Float floatValue(String text) {
+        Number number = number(text);
+        return switch (number.kind()) {
+            case 'F' -> Float.parseFloat(number.digits());
+            case 'D' -> (float) Double.parseDouble(number.digits());
+            default -> {
+                float once = number.value().floatValue();
+                if (once != (float) number.value().doubleValue()) {
+                    throw new IllegalArgumentException(
+                            text + " rounds to a different float through a double");
+                }
+                yield once;
+            }
+        };
+    }
+
+    /** As Spark: a FLOAT literal widened, a DOUBLE literal parsed, an exact one rounded once. */
+    private static Double doubleValue(String text) {
+        Number number = number(text);
+        return switch (number.kind()) {
+            case 'F' -> (double) Float.parseFloat(number.digits());
+            case 'D' -> Double.parseDouble(number.digits());
+            default -> number.value().doubleValue();
+        };
     }
 
     /** A single- or double-quoted string with Spark's escapes of quotes, backslash and \n \t \r. */

@@ -123,14 +123,27 @@ public final class InputProjection implements Serializable {
         return new InputProjection(sources, casts, defaults);
     }
 
-    /** The table row for an input row. */
+    /** The table row for an input row that is written: the table's defaults where it has none. */
     public Object[] project(Object[] input) {
+        return project(input, true);
+    }
+
+    /**
+     * The table row a delete names: no defaults. A delete's values besides its key only say which
+     * row it means, and a default is nothing the source said: with one filled in, a delete that
+     * carried only its key would no longer look like one (see {@code PartitionChanges}).
+     */
+    public Object[] projectDelete(Object[] input) {
+        return project(input, false);
+    }
+
+    private Object[] project(Object[] input, boolean withDefaults) {
         Object[] row = new Object[sources.length];
         for (int i = 0; i < sources.length; i++) {
             if (sources[i] >= 0) {
                 Object value = input[sources[i]];
                 row[i] = value == null ? null : casts[i].apply(value);
-            } else if (defaults[i] != null) {
+            } else if (withDefaults && defaults[i] != null) {
                 row[i] = defaults[i] instanceof byte[] bytes ? bytes.clone() : defaults[i];
             }
         }

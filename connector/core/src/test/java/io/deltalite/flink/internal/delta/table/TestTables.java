@@ -52,12 +52,28 @@ public final class TestTables {
      */
     public static void writeVersionZero(
             Path location, String schemaJson, String configuration, String protocol) {
+        writeVersionZero(location, schemaJson, List.of(), configuration, protocol);
+    }
+
+    /**
+     * As {@link #writeVersionZero(Path, String, String, String)}, partitioned by {@code
+     * partitionColumns}.
+     */
+    public static void writeVersionZero(
+            Path location,
+            String schemaJson,
+            List<String> partitionColumns,
+            String configuration,
+            String protocol) {
         String metadata =
                 "{\"metaData\":{\"id\":\"00000000-0000-0000-0000-000000000001\","
                         + "\"format\":{\"provider\":\"parquet\",\"options\":{}},"
                         + "\"schemaString\":"
                         + quote(schemaJson)
-                        + ",\"partitionColumns\":[],\"configuration\":"
+                        + ",\"partitionColumns\":["
+                        + String.join(
+                                ",", partitionColumns.stream().map(TestTables::quote).toList())
+                        + "],\"configuration\":"
                         + configuration
                         + ",\"createdTime\":1700000000000}}";
         String protocolAction = "{\"protocol\":" + protocol + "}";

@@ -57,6 +57,20 @@ class DefaultLiteralTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /** Found by review: Spark makes a float or double of these first, then casts. */
+    @Test
+    void floatingPointLiteralsRoundAsSparksDo() {
+        assertThat(DefaultLiteral.parse("0.1F", ValueType.of(Kind.DOUBLE)))
+                .isEqualTo((double) 0.1f);
+        assertThat(DefaultLiteral.parse("-0.0D", ValueType.of(Kind.DOUBLE))).isEqualTo(-0.0d);
+        assertThat(DefaultLiteral.parse("1e-1", ValueType.of(Kind.DOUBLE))).isEqualTo(0.1d);
+        assertThat(DefaultLiteral.parse("0.1D", ValueType.of(Kind.FLOAT))).isEqualTo(0.1f);
+        assertThatThrownBy(() -> DefaultLiteral.parse("0.1F", new ValueType.Decimal(20, 18)))
+                .hasMessageContaining("floating-point literal");
+        assertThatThrownBy(() -> DefaultLiteral.parse("1e2", ValueType.of(Kind.INT)))
+                .hasMessageContaining("floating-point literal");
+    }
+
     @Test
     void aDecimalThatDoesNotFitIsRefused() {
         assertThatThrownBy(() -> DefaultLiteral.parse("1.005", new ValueType.Decimal(10, 2)))
