@@ -86,11 +86,6 @@ public record SchemaEvolutionPolicy(
         return new SchemaEvolutionPolicy(mode, renames, dropsColumns);
     }
 
-    /** Whether the policy may change the table's schema at all. */
-    public boolean changesAnything() {
-        return mode.addsColumns() || !renames.isEmpty() || dropsColumns;
-    }
-
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder(mode.toString());
