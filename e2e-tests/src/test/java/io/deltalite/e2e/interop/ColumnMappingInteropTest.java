@@ -201,12 +201,7 @@ class ColumnMappingInteropTest {
      * column ids as Parquet field ids in {@code id} mode, as Spark's own files do.
      */
     private static void assertDeltaliteFilesNamePhysically(String table, String mode) {
-        io.delta.kernel.types.StructType schema =
-                io.delta.kernel.TableManager.loadSnapshot(table)
-                        .build(
-                                io.delta.kernel.defaults.engine.DefaultEngine.create(
-                                        new org.apache.hadoop.conf.Configuration()))
-                        .getSchema();
+        io.delta.kernel.types.StructType schema = KernelTableReader.schema(table);
         java.util.Map<String, Long> idByPhysicalName = new java.util.HashMap<>();
         for (io.delta.kernel.types.StructField field : schema.fields()) {
             idByPhysicalName.put(

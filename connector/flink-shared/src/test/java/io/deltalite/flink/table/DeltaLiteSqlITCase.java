@@ -161,12 +161,7 @@ class DeltaLiteSqlITCase {
 
         assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
                 .isEqualTo(Rows.sorted(script.expected()));
-        io.delta.kernel.types.StructType schema =
-                io.delta.kernel.TableManager.loadSnapshot(table.toString())
-                        .build(
-                                io.delta.kernel.defaults.engine.DefaultEngine.create(
-                                        new org.apache.hadoop.conf.Configuration()))
-                        .getSchema();
+        io.delta.kernel.types.StructType schema = KernelTableReader.schema(table.toString());
         assertThat(schema.fields())
                 .allSatisfy(
                         field ->
@@ -205,13 +200,7 @@ class DeltaLiteSqlITCase {
                                         new Object[] {1L, "d1", 10},
                                         new Object[] {2L, "d1", 21},
                                         new Object[] {3L, "d2", 30})));
-        assertThat(
-                        io.delta.kernel.TableManager.loadSnapshot(table.toString())
-                                .build(
-                                        io.delta.kernel.defaults.engine.DefaultEngine.create(
-                                                new org.apache.hadoop.conf.Configuration()))
-                                .getSchema()
-                                .fieldNames())
+        assertThat(KernelTableReader.schema(table.toString()).fieldNames())
                 .containsExactly("id", "day", "total");
     }
 

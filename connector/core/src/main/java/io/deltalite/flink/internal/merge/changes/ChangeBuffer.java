@@ -50,6 +50,7 @@ public final class ChangeBuffer {
     }
 
     public void upsert(Object[] row) {
+        validator.validate(row);
         PartitionChanges changes = changesOf(row);
         long before = changes.estimatedBytes();
         changes.upsert(row);
@@ -57,6 +58,7 @@ public final class ChangeBuffer {
     }
 
     public void delete(Object[] row) {
+        validator.validateDeleted(row);
         PartitionChanges changes = changesOf(row);
         long before = changes.estimatedBytes();
         changes.delete(row);
@@ -64,7 +66,6 @@ public final class ChangeBuffer {
     }
 
     private PartitionChanges changesOf(Object[] row) {
-        validator.validate(row);
         long bytes = RowSizeEstimator.estimate(row);
         long maxRowBytes = budget.largestRowBytes();
         if (bytes > maxRowBytes) {

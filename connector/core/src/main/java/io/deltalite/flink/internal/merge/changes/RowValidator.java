@@ -10,7 +10,10 @@ import java.util.Map;
 /**
  * Checks that a row handed to the engine has the table's shape: one value per column, each of the
  * Java type its column's type requires (see {@link ValueType}), decimals that fit their precision
- * and scale, no null in a non-nullable column.
+ * and scale, no null in a non-nullable column — of a row that is written. A deleted row names its
+ * row by its key and partition values, and its other values are never written: a source that sends
+ * only the key (no before image), or an input that lacks a column the table fills from a default,
+ * leaves them null, and only its key and partition columns must be non-null where the table says.
  */
 final class RowValidator {
     private final TableSchema schema;
@@ -21,7 +24,17 @@ final class RowValidator {
         this.table = table;
     }
 
+    /** Validates a row that is written (an insert or update). */
     void validate(Object[] row) {
+        validate(row, true);
+    }
+
+    /** Validates the row of a delete ({@link RowValidator}). */
+    void validateDeleted(Object[] row) {
+        validate(row, false);
+    }
+
+    private void validate(Object[] row, boolean written) {
         List<ValueType.Field> columns = schema.columns();
         if (row.length != columns.size()) {
             throw new DeltaLiteInvalidInputException(
@@ -37,7 +50,12 @@ final class RowValidator {
         }
         for (int i = 0; i < row.length; i++) {
             ValueType.Field column = columns.get(i);
-            String problem = problem(column.type(), row[i], column.nullable());
+            boolean nullable =
+                    column.nullable()
+                            || (!written
+                                    && !schema.primaryKey().contains(column.name())
+                                    && !schema.partitionColumns().contains(column.name()));
+            String problem = problem(column.type(), row[i], nullable);
             if (problem != null) {
                 throw new DeltaLiteInvalidInputException(
                         "Column '"

@@ -120,6 +120,12 @@ public final class KernelTableReader {
         return TableManager.loadSnapshot(path).build(engine).getVersion();
     }
 
+    /** The schema of the latest version, with each field's metadata (column mapping, defaults). */
+    public static io.delta.kernel.types.StructType schema(String path) {
+        Engine engine = DefaultEngine.create(new Configuration());
+        return TableManager.loadSnapshot(path).build(engine).getSchema();
+    }
+
     /**
      * Streams every row of the latest version to {@code rows}, one at a time, without holding the
      * table in memory.
