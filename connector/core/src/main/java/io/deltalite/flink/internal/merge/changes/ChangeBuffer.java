@@ -4,6 +4,7 @@ import io.deltalite.flink.exceptions.DeltaLiteInvalidInputException;
 import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.internal.merge.table.MergeTable;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.internal.merge.value.RowKey;
 import io.deltalite.flink.sink.NullKeyPolicy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,6 +24,7 @@ public final class ChangeBuffer {
     private final int[] partitionIndexes;
     private final Map<PartitionValues, PartitionChanges> partitions = new LinkedHashMap<>();
     private final java.util.function.Consumer<PartitionValues> onFirstChange;
+    private final boolean getsEveryChangeOfItsKeys;
     private long estimatedBytes;
 
     /**
@@ -41,6 +43,23 @@ public final class ChangeBuffer {
             NullKeyPolicy nullKeyPolicy,
             BufferBudget budget,
             java.util.function.Consumer<PartitionValues> onFirstChange) {
+        this(table, nullKeyPolicy, budget, onFirstChange, false);
+    }
+
+    /**
+     * @param onFirstChange told of a partition when the buffer takes its first change since the
+     *     partition was last drained
+     * @param getsEveryChangeOfItsKeys whether the writer receives every change of its keys, in
+     *     every partition (a sink distributed by key), so that a key-only delete comes after every
+     *     buffered upsert of its key and deletes it wherever it is buffered
+     */
+    public ChangeBuffer(
+            MergeTable table,
+            NullKeyPolicy nullKeyPolicy,
+            BufferBudget budget,
+            java.util.function.Consumer<PartitionValues> onFirstChange,
+            boolean getsEveryChangeOfItsKeys) {
+        this.getsEveryChangeOfItsKeys = getsEveryChangeOfItsKeys;
         this.onFirstChange = onFirstChange;
         this.schema = table.schema();
         this.nullKeyPolicy = nullKeyPolicy;
@@ -57,12 +76,30 @@ public final class ChangeBuffer {
         estimatedBytes += changes.estimatedBytes() - before;
     }
 
+    /**
+     * Buffers a delete. A delete that carries nothing but its key ({@link
+     * PartitionChanges#keyOnlyDeletes()}) names the empty partition; when this writer gets every
+     * change of its keys, it also turns a buffered upsert of the key in any other partition into a
+     * delete there: that upsert came before it. What the table holds of the key is found at the
+     * merge ({@code MergeWriter}).
+     */
     public void delete(Object[] row) {
         validator.validateDeleted(row);
         PartitionChanges changes = changesOf(row);
         long before = changes.estimatedBytes();
-        changes.delete(row);
+        RowKey keyOnly = changes.delete(row);
         estimatedBytes += changes.estimatedBytes() - before;
+        if (keyOnly != null && getsEveryChangeOfItsKeys) {
+            for (PartitionChanges other : partitions.values()) {
+                if (other != changes
+                        && other.isUpserted(keyOnly)
+                        && other.partition().mayHoldKeysOf(changes.partition(), schema)) {
+                    long otherBefore = other.estimatedBytes();
+                    other.deleteUpserted(keyOnly);
+                    estimatedBytes += other.estimatedBytes() - otherBefore;
+                }
+            }
+        }
     }
 
     private PartitionChanges changesOf(Object[] row) {

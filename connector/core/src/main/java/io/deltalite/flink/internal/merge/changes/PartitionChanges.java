@@ -81,8 +81,13 @@ public final class PartitionChanges {
         put(key, row);
     }
 
-    /** Records that the key of {@code row} (only its key columns are read) is deleted. */
-    public void delete(Object[] row) {
+    /**
+     * Records that the key of {@code row} (only its key columns are read) is deleted.
+     *
+     * @return the deleted key when the delete carried nothing but it and found no upsert of it in
+     *     this partition ({@link #keyOnlyDeletes()}), else null
+     */
+    public RowKey delete(Object[] row) {
         if (schema.isAppendOnly()) {
             throw new DeltaLiteInvalidInputException(
                     "A delete reached the append-only table (it has no primary key) in partition "
@@ -94,7 +99,7 @@ public final class PartitionChanges {
         if (key == null) {
             // A null key matches nothing, so there is nothing to delete.
             acceptNullKey(row);
-            return;
+            return null;
         }
         Object[] previous = lastChange.get(key);
         // After an upsert of the key in this partition the delete has found its row.
@@ -102,7 +107,34 @@ public final class PartitionChanges {
         put(key, DELETED);
         if (!foundHere && isKeyOnly(row)) {
             keyOnlyDeletes.add(key);
+            return key;
         }
+        return null;
+    }
+
+    /**
+     * Turns the buffered upsert of {@code key} into its delete: a key-only delete that came after
+     * it named another partition ({@link ChangeBuffer}). The delete also removes the key's row from
+     * this partition of the table, as any delete does.
+     */
+    void deleteUpserted(RowKey key) {
+        if (!isUpserted(key)) {
+            throw new IllegalStateException("no buffered upsert of " + key);
+        }
+        put(key, DELETED);
+    }
+
+    /**
+     * Deletes {@code key} from this partition, where the writer found the row of a key-only delete
+     * that named another partition ({@code MergeWriter}); the source row is counted there.
+     */
+    public void deleteRowOf(RowKey key) {
+        put(key, DELETED);
+    }
+
+    /** Whether {@code key} has a change (upsert or delete) in this partition. */
+    public boolean isChanged(RowKey key) {
+        return lastChange.containsKey(key);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.deltalite.flink.internal.merge.table.KeyStream;
 import io.deltalite.flink.internal.merge.table.TableSnapshot;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.DeletedKeys;
+import io.deltalite.flink.internal.merge.value.KeyGroups;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.internal.merge.value.RowKey;
 import io.deltalite.flink.internal.merge.value.StagedKeys;
@@ -34,6 +35,13 @@ import java.util.function.Consumer;
  * would leave that row, so the commit fails instead. The partition the delete named needs no check:
  * a result planned against other files of it is merged again with its deleted keys, the key-only
  * ones among them (rule 5).
+ *
+ * <p>A sink distributed by key gives every change of a key to one writer, which deletes the key's
+ * row wherever it sees it ({@code MergeWriter}) and may write the key again after the delete, in
+ * another partition: the rows this checkpoint's writers distributed by key wrote as new rows are
+ * therefore not counted as holders (see {@link #newRowsOfKeyOwners}). Every other row is: one the
+ * writer could not see (another attempt's checkpoint not committed when it merged, after a rescale)
+ * fails the commit as under distribution by partition.
  *
  * <p>The files of each partition after the version are its live files with this commit's results
  * applied: what they remove or mark goes, what they add (upserts, survivors, files with a new
@@ -85,23 +93,49 @@ final class KeyOnlyDeleteRule {
             return;
         }
         Map<PartitionValues, List<DataFile>> after = filesAfter(snapshot, current);
+        Set<String> ownersNewRows = newRowsOfKeyOwners(current);
         for (Map.Entry<PartitionValues, DeletedKeys> named : unmatched.entrySet()) {
             forEachLookup(
                     named.getValue(),
-                    keys -> requireNotHeldOutside(named.getKey(), keys, after, checkpoint));
+                    keys ->
+                            requireNotHeldOutside(
+                                    named.getKey(), keys, after, ownersNewRows, checkpoint));
         }
+    }
+
+    /**
+     * The paths of the files of new rows ({@link PartitionWriteResult#upsertFiles()}) that writers
+     * distributed by key wrote in this checkpoint — their paths name the writer's key range. Each
+     * key of them was written by the one writer that gets every change of the key, after its
+     * key-only delete (an upsert before it was turned into a delete, see {@code ChangeBuffer}): the
+     * row the delete left. Writers distributed by partition write no key range into their paths.
+     */
+    private static Set<String> newRowsOfKeyOwners(
+            Map<PartitionValues, PartitionWriteResult> current) {
+        Set<String> paths = new java.util.HashSet<>();
+        for (PartitionWriteResult result : current.values()) {
+            for (DataFile file : result.upsertFiles()) {
+                if (KeyGroups.ofPath(file.path()) != null) {
+                    paths.add(file.path());
+                }
+            }
+        }
+        return paths;
     }
 
     private void requireNotHeldOutside(
             PartitionValues named,
             Set<RowKey> keys,
             Map<PartitionValues, List<DataFile>> after,
+            Set<String> ownersNewRows,
             String checkpoint) {
         for (Map.Entry<PartitionValues, List<DataFile>> other : after.entrySet()) {
             if (other.getKey().equals(named) || !merger.mayHoldKeysOf(named, other.getKey())) {
                 continue;
             }
-            List<DataFile> holding = merger.filesHoldingAny(other.getValue(), keys);
+            List<DataFile> older = new ArrayList<>(other.getValue());
+            older.removeIf(file -> ownersNewRows.contains(file.path()));
+            List<DataFile> holding = merger.filesHoldingAny(older, keys);
             if (holding.isEmpty()) {
                 continue;
             }

@@ -3,8 +3,11 @@ package io.deltalite.flink.internal.merge.probe;
 import io.deltalite.flink.internal.merge.table.DataFileStore;
 import io.deltalite.flink.internal.merge.table.KeyMatcher;
 import io.deltalite.flink.internal.merge.value.DataFile;
+import io.deltalite.flink.internal.merge.value.RowKey;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -35,6 +38,17 @@ public final class KeyProbe {
             }
         }
         return matched;
+    }
+
+    /** Which of {@code keys} the files among {@code candidates} hold. */
+    public Set<RowKey> keysHeldBy(List<DataFile> candidates, KeyMatcher keys) {
+        List<Callable<Set<RowKey>>> probes = new ArrayList<>(candidates.size());
+        for (DataFile file : candidates) {
+            probes.add(() -> store.locateKeys(file, keys.changed(), false).foundKeys());
+        }
+        Set<RowKey> held = new HashSet<>();
+        parallel.runAll(probes, unused -> {}).forEach(held::addAll);
+        return held;
     }
 
     boolean holdsAny(DataFile file, KeyMatcher keys) {

@@ -389,22 +389,10 @@ public final class PartitionMerger {
 
     /**
      * Whether partition {@code other} can hold a row whose key a delete naming partition {@code
-     * named} carried: only when both agree on every partition column of the primary key. A key is
-     * matched within a partition by its other columns ({@link TableSchema#matchKey()}), so the same
-     * match key in a partition of another value of such a column is another row.
+     * named} carried ({@link PartitionValues#mayHoldKeysOf}).
      */
     public boolean mayHoldKeysOf(PartitionValues named, PartitionValues other) {
-        List<String> columns = schema.partitionColumns();
-        if (named.values().size() != columns.size() || other.values().size() != columns.size()) {
-            return true; // not of this partitioning: looked up, as before
-        }
-        for (int i = 0; i < columns.size(); i++) {
-            if (schema.primaryKey().contains(columns.get(i))
-                    && !java.util.Objects.equals(named.values().get(i), other.values().get(i))) {
-                return false;
-            }
-        }
-        return true;
+        return other.mayHoldKeysOf(named, schema);
     }
 
     /**
@@ -417,6 +405,18 @@ public final class PartitionMerger {
             return candidates;
         }
         return probe.filesHoldingAny(candidates, KeyMatcher.of(keys));
+    }
+
+    /**
+     * Which of {@code keys} the files among {@code files} (of one partition) hold: statistics
+     * first, then the key columns of the files they leave, every deletion vector honoured.
+     */
+    public Set<RowKey> keysHeldBy(List<DataFile> files, Set<RowKey> keys) {
+        List<DataFile> candidates = candidates(files, keys);
+        if (candidates.isEmpty()) {
+            return Set.of();
+        }
+        return probe.keysHeldBy(candidates, KeyMatcher.of(keys));
     }
 
     /**

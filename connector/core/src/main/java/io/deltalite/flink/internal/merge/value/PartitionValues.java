@@ -1,5 +1,6 @@
 package io.deltalite.flink.internal.merge.value;
 
+import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -43,5 +44,25 @@ public record PartitionValues(List<Object> values) implements Serializable {
             text.append(values.get(i) == null ? "null" : "'" + values.get(i) + "'");
         }
         return text.toString();
+    }
+
+    /**
+     * Whether this partition can hold a row whose key a delete naming partition {@code named}
+     * carried: only when both agree on every partition column of {@code schema}'s primary key. A
+     * key is matched within a partition by its other columns ({@link TableSchema#matchKey()}), so
+     * the same match key in a partition of another value of such a column is another row.
+     */
+    public boolean mayHoldKeysOf(PartitionValues named, TableSchema schema) {
+        List<String> columns = schema.partitionColumns();
+        if (named.values.size() != columns.size() || values.size() != columns.size()) {
+            return true; // not of this partitioning: looked up, as before
+        }
+        for (int i = 0; i < columns.size(); i++) {
+            if (schema.primaryKey().contains(columns.get(i))
+                    && !java.util.Objects.equals(named.values.get(i), values.get(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -140,7 +140,11 @@ public final class MergeWriter implements AutoCloseable {
         this.indexAhead = new KeyIndexAhead(table, merger, "deltalite-key-index-" + subtask);
         this.buffer =
                 new ChangeBuffer(
-                        table, options.nullKeyPolicy(), bufferBudget, indexAhead::firstChange);
+                        table,
+                        options.nullKeyPolicy(),
+                        bufferBudget,
+                        indexAhead::firstChange,
+                        getsEveryChangeOfItsKeys());
         this.partitionPool =
                 maxParallelPartitions > 1
                         ? Executors.newFixedThreadPool(
@@ -267,6 +271,9 @@ public final class MergeWriter implements AutoCloseable {
         TableSnapshot snapshot = table.latestSnapshot();
         pending.dropCommitted(snapshot);
         KeyHolders holders = new KeyHolders(snapshot, changes);
+        if (getsEveryChangeOfItsKeys()) {
+            changes = deleteKeyOnlyDeletesWhereTheirRowsAre(changes, holders);
+        }
         Map<PartitionValues, List<DataFile>> live = snapshot.liveFiles(changes.keySet());
         List<Callable<PartitionWriteResult>> merges = new ArrayList<>();
         long version = snapshot.version();
@@ -291,7 +298,7 @@ public final class MergeWriter implements AutoCloseable {
                                             view.ownPaths,
                                             version,
                                             vectors,
-                                            holders,
+                                            getsEveryChangeOfItsKeys() ? null : holders,
                                             budget),
                                     view,
                                     committed,
@@ -331,6 +338,53 @@ public final class MergeWriter implements AutoCloseable {
         noteUnprepared();
     }
 
+    /**
+     * Whether this writer receives every change of its keys, whatever partition they name: the sink
+     * is distributed by key ({@link WriterShare#keys()}), and Flink routes each key to one writer.
+     * A delete that carries nothing but its key ({@link PartitionChanges#keyOnlyDeletes()}) then
+     * comes after every change of the key this writer buffered or merged, and this writer deletes
+     * the key's row wherever it is.
+     */
+    private boolean getsEveryChangeOfItsKeys() {
+        return share.keys() != null;
+    }
+
+    /**
+     * The round {@code round} with each of its key-only deletes applied where the key's row is, for
+     * a writer that gets every change of its keys. A key-only delete names the empty partition;
+     * every other partition whose written rows — the table's, this writer's pending checkpoints',
+     * its earlier merges of this checkpoint — hold the key gets a delete of the key in this round,
+     * unless the partition has a buffered change of the key (in this round or still buffered): that
+     * change came after the delete ({@link ChangeBuffer#delete} turned the upserts that came before
+     * it into deletes) and decides the row there. The named partition keeps the delete too, and its
+     * result lists it among the key-only deletes that found no row there, so that the committer
+     * checks no other writer's row of the key is left ({@code KeyOnlyDeleteRule}).
+     */
+    private Map<PartitionValues, PartitionChanges> deleteKeyOnlyDeletesWhereTheirRowsAre(
+            Map<PartitionValues, PartitionChanges> round, KeyHolders holders) {
+        Map<PartitionValues, PartitionChanges> planned = new LinkedHashMap<>(round);
+        for (PartitionChanges named : round.values()) {
+            List<RowKey> keys = named.keyOnlyDeletes();
+            if (keys.isEmpty()) {
+                continue;
+            }
+            holders.writtenRowsOf(new java.util.LinkedHashSet<>(keys), named.partition())
+                    .forEach(
+                            (partition, held) -> {
+                                PartitionChanges changes =
+                                        planned.computeIfAbsent(
+                                                partition,
+                                                p ->
+                                                        new PartitionChanges(
+                                                                table.schema(),
+                                                                p,
+                                                                options.nullKeyPolicy()));
+                                held.forEach(changes::deleteRowOf);
+                            });
+        }
+        return planned;
+    }
+
     /** This writer's key index, or null when it keeps none. */
     public KeyIndex keyIndex() {
         return merger.keyIndex();
@@ -362,9 +416,10 @@ public final class MergeWriter implements AutoCloseable {
             return live;
         }
 
-        @Override
-        public java.util.Optional<PartitionMerger.KeyHolder> find(
-                Set<RowKey> keys, PartitionValues excluded) {
+        /**
+         * The partitions other than {@code excluded} this writer knows of that may hold its keys.
+         */
+        private Set<PartitionValues> othersThan(PartitionValues excluded) {
             Set<PartitionValues> partitions = new java.util.LinkedHashSet<>(live().keySet());
             partitions.addAll(pending.partitions());
             partitions.addAll(current.keySet());
@@ -372,7 +427,43 @@ public final class MergeWriter implements AutoCloseable {
             partitions.addAll(buffer.partitions());
             partitions.remove(excluded);
             partitions.removeIf(partition -> !merger.mayHoldKeysOf(excluded, partition));
-            for (PartitionValues partition : partitions) {
+            return partitions;
+        }
+
+        /**
+         * For each partition other than {@code named} that has no buffered change of some of {@code
+         * keys} (in this round or still buffered), which of those keys its written rows hold — the
+         * table's files as this writer sees them, with its pending checkpoints and its merges of
+         * this checkpoint — found by statistics and the exact probe.
+         */
+        Map<PartitionValues, Set<RowKey>> writtenRowsOf(Set<RowKey> keys, PartitionValues named) {
+            Map<PartitionValues, Set<RowKey>> holders = new LinkedHashMap<>();
+            for (PartitionValues partition : othersThan(named)) {
+                Set<RowKey> unchanged = new java.util.LinkedHashSet<>(keys);
+                for (PartitionChanges buffered :
+                        java.util.Arrays.asList(
+                                round.get(partition), buffer.changesOf(partition))) {
+                    if (buffered != null) {
+                        unchanged.removeIf(buffered::isChanged);
+                    }
+                }
+                if (unchanged.isEmpty()) {
+                    continue;
+                }
+                List<DataFile> files =
+                        view(partition, live().getOrDefault(partition, List.of())).files;
+                Set<RowKey> held = merger.keysHeldBy(files, unchanged);
+                if (!held.isEmpty()) {
+                    holders.put(partition, held);
+                }
+            }
+            return holders;
+        }
+
+        @Override
+        public java.util.Optional<PartitionMerger.KeyHolder> find(
+                Set<RowKey> keys, PartitionValues excluded) {
+            for (PartitionValues partition : othersThan(excluded)) {
                 List<RowKey> held = new ArrayList<>();
                 for (PartitionChanges buffered :
                         java.util.Arrays.asList(

@@ -1,0 +1,256 @@
+package io.deltalite.flink.internal.merge.writer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.deltalite.flink.exceptions.DeltaLiteInvalidInputException;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.commit.CheckpointCommitter;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
+import io.deltalite.flink.internal.merge.result.WriterShare;
+import io.deltalite.flink.internal.merge.rewrite.PartitionMerger;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
+import io.deltalite.flink.internal.merge.value.KeyGroups;
+import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.Rows;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Deletes that carry nothing but their key (PostgreSQL's REPLICA IDENTITY DEFAULT) on a table
+ * partitioned outside its key, written by a sink distributed by key: the writer gets every change
+ * of its keys, so it deletes the key's row in whatever partition holds it — committed, in a
+ * checkpoint not committed yet, merged earlier in the same checkpoint or still buffered — and a key
+ * written again after its delete keeps only the new row.
+ */
+class KeyOnlyDeletesUnderKeyDistributionTest {
+    private static final String JOB = "job";
+
+    /** Every key group of a sink distributed by key. */
+    private static final KeyGroups ALL = new KeyGroups("0000000a", 0, 127, 128);
+
+    /** The lower half, as one of two writers after a rescale from one. */
+    private static final KeyGroups LOWER = new KeyGroups("0000000a", 0, 63, 128);
+
+    @TempDir Path dir;
+
+    private static TableDefinition orders(WriteMode mode) {
+        return new TableDefinition(
+                List.of(
+                        new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                        new ValueType.Field("day", ValueType.of(Kind.STRING), true),
+                        new ValueType.Field("amount", ValueType.of(Kind.INT), true)),
+                List.of("id"),
+                List.of("day"),
+                Map.of(
+                        "delta.enableDeletionVectors",
+                        Boolean.toString(mode == WriteMode.DELETION_VECTORS)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aKeyOnlyDeleteDeletesTheCommittedRowInThePartitionThatHoldsIt(WriteMode mode) {
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode);
+        DeltaTable table = open(mode, options);
+        MergeWriter writer = writer(table, options, ALL);
+        writer.upsert(new Object[] {1L, "2024-06-01", 10});
+        writer.upsert(new Object[] {2L, "2024-06-01", 20});
+        writer.upsert(new Object[] {3L, "2024-06-02", 30});
+        committer(table, options).commit(checkpoint(1, prepare(writer, 1)));
+
+        writer.delete(new Object[] {1L, null, null});
+        writer.delete(new Object[] {3L, null, null});
+        writer.delete(new Object[] {99L, null, null});
+        List<PartitionWriteResult> results = prepare(writer, 2);
+        CommitOutcome outcome = committer(table, options).commit(checkpoint(2, results));
+
+        assertThat(outcome.status()).isEqualTo(CommitOutcome.Status.COMMITTED);
+        assertThat(results.stream().mapToLong(result -> result.stats().rowsDeleted()).sum())
+                .as("rows deleted")
+                .isEqualTo(2);
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {2L, "2024-06-01", 20})));
+    }
+
+    /** The delete comes after the insert: the buffered upsert becomes the row's delete. */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aKeyOnlyDeleteOfARowInsertedEarlierInTheSameCheckpointLeavesNoRow(WriteMode mode) {
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode);
+        DeltaTable table = open(mode, options);
+        MergeWriter writer = writer(table, options, ALL);
+        writer.upsert(new Object[] {1L, "2024-06-01", 10});
+        committer(table, options).commit(checkpoint(1, prepare(writer, 1)));
+
+        // updated into another partition (its old row deleted with its whole image), then gone
+        writer.delete(new Object[] {1L, "2024-06-01", 10});
+        writer.upsert(new Object[] {1L, "2024-06-02", 11});
+        writer.upsert(new Object[] {2L, "2024-06-02", 20});
+        writer.delete(new Object[] {1L, null, null});
+        committer(table, options).commit(checkpoint(2, prepare(writer, 2)));
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {2L, "2024-06-02", 20})));
+    }
+
+    /** A full buffer merged the partition before the delete came: the merged row is deleted. */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aKeyOnlyDeleteOfARowMergedEarlyInTheSameCheckpointLeavesNoRow(WriteMode mode) {
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode).withMaxBufferedBytes(4096);
+        DeltaTable table = open(mode, options);
+        MergeWriter writer = writer(table, options, ALL);
+        List<Object[]> expected = new ArrayList<>();
+        for (long id = 1; id <= 300; id++) {
+            writer.upsert(new Object[] {id, "2024-06-0" + (1 + id % 3), (int) id});
+            if (id % 7 != 0) {
+                expected.add(new Object[] {id, "2024-06-0" + (1 + id % 3), (int) id});
+            }
+        }
+        for (long id = 7; id <= 300; id += 7) {
+            writer.delete(new Object[] {id, null, null});
+        }
+        committer(table, options).commit(checkpoint(1, prepare(writer, 1)));
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(expected));
+    }
+
+    /** The insert's checkpoint is not committed yet when the delete's is merged. */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aKeyOnlyDeleteOfARowOfAPendingCheckpointLeavesNoRow(WriteMode mode) {
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode);
+        DeltaTable table = open(mode, options);
+        MergeWriter writer = writer(table, options, ALL);
+        writer.upsert(new Object[] {1L, "2024-06-01", 10});
+        writer.upsert(new Object[] {2L, "2024-06-01", 20});
+        List<PartitionWriteResult> first = prepare(writer, 1);
+        writer.delete(new Object[] {1L, null, null});
+        List<PartitionWriteResult> second = prepare(writer, 2);
+        CheckpointCommitter committer = committer(table, options);
+        committer.commit(checkpoint(1, first));
+        committer.commit(checkpoint(2, second));
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {2L, "2024-06-01", 20})));
+    }
+
+    /**
+     * Deleted by key, then written again into another partition in the same checkpoint: only the
+     * new row stays, and the committer does not count it as a row the delete left.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aKeyDeletedByKeyThenWrittenAgainElsewhereKeepsOnlyTheNewRow(WriteMode mode) {
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode);
+        DeltaTable table = open(mode, options);
+        MergeWriter writer = writer(table, options, ALL);
+        writer.upsert(new Object[] {1L, "2024-06-01", 10});
+        writer.upsert(new Object[] {2L, "2024-06-03", 20});
+        committer(table, options).commit(checkpoint(1, prepare(writer, 1)));
+
+        writer.delete(new Object[] {1L, null, null});
+        writer.upsert(new Object[] {1L, "2024-06-02", 11});
+        writer.delete(new Object[] {2L, null, null});
+        writer.upsert(new Object[] {2L, "2024-06-03", 21});
+        CommitOutcome outcome = committer(table, options).commit(checkpoint(2, prepare(writer, 2)));
+
+        assertThat(outcome.status()).isEqualTo(CommitOutcome.Status.COMMITTED);
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(
+                        Rows.sorted(
+                                List.of(
+                                        new Object[] {1L, "2024-06-02", 11},
+                                        new Object[] {2L, "2024-06-03", 21})));
+    }
+
+    /**
+     * After a rescale, the row is in a checkpoint of the writer that had the key before, which the
+     * new owner cannot see: the new owner's write of the key into another partition does not hide
+     * the old row from the committer, which fails the commit rather than leave two rows of a key.
+     */
+    @Test
+    void aRowTheNewOwnerCannotSeeFailsTheCommitEvenWhenTheKeyIsWrittenAgain() {
+        MergeOptions options = MergeOptions.DEFAULTS;
+        DeltaTable table = open(WriteMode.DELETION_VECTORS, options);
+        MergeWriter before = writer(table, options, ALL);
+        MergeWriter after = writer(table, options, LOWER);
+        before.upsert(new Object[] {1L, "2024-06-01", 10});
+        List<PartitionWriteResult> first = prepare(before, 1);
+        after.delete(new Object[] {1L, null, null});
+        after.upsert(new Object[] {1L, "2024-06-02", 11});
+        List<PartitionWriteResult> second = prepare(after, 2);
+        CheckpointCommitter committer =
+                new CheckpointCommitter(
+                        table, new PartitionMerger(table, options, null), options, JOB, 1);
+        committer.commit(checkpoint(1, first));
+        long committed = KernelTableReader.latestVersion(dir.toString());
+
+        assertThatThrownBy(() -> committer.commit(checkpoint(2, second)))
+                .isInstanceOf(DeltaLiteInvalidInputException.class)
+                .hasMessageContaining("A delete of key (id=1) carries nothing but its key")
+                .hasMessageContaining("partition day='2024-06-01' holds that key");
+        assertThat(KernelTableReader.latestVersion(dir.toString())).isEqualTo(committed);
+    }
+
+    /** A writer of whole partitions cannot tell the order, and fails as before. */
+    @Test
+    void aWriterOfWholePartitionsStillFailsTheCheckpoint() {
+        MergeOptions options = MergeOptions.DEFAULTS;
+        DeltaTable table = open(WriteMode.DELETION_VECTORS, options);
+        MergeWriter writer = new MergeWriter(table, options, JOB, 0, 1, 1, null);
+        writer.upsert(new Object[] {1L, "2024-06-01", 10});
+        committer(table, options).commit(checkpoint(1, prepare(writer, 1)));
+
+        writer.delete(new Object[] {1L, null, null});
+        assertThatThrownBy(writer::prepare)
+                .isInstanceOf(DeltaLiteInvalidInputException.class)
+                .hasMessageContaining("partition day='2024-06-01' holds that key");
+    }
+
+    private DeltaTable open(WriteMode mode, MergeOptions options) {
+        return DeltaTable.open(dir.toString(), Map.of(), options, orders(mode), true);
+    }
+
+    private static MergeWriter writer(DeltaTable table, MergeOptions options, KeyGroups keys) {
+        return new MergeWriter(table, options, JOB, 0, 2, 1, null, WriterShare.keysIn(keys));
+    }
+
+    private static List<PartitionWriteResult> prepare(MergeWriter writer, long checkpointId) {
+        List<PartitionWriteResult> results = writer.prepare();
+        writer.prepared(checkpointId);
+        return results;
+    }
+
+    private static CheckpointCommitter committer(DeltaTable table, MergeOptions options) {
+        return new CheckpointCommitter(
+                table, new PartitionMerger(table, options, null), options, JOB, 0);
+    }
+
+    private static CheckpointResults checkpoint(long id, List<PartitionWriteResult> results) {
+        return new CheckpointResults(JOB, id, results);
+    }
+}
