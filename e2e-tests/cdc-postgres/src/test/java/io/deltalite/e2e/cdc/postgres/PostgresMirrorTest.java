@@ -324,6 +324,60 @@ class PostgresMirrorTest {
     }
 
     /**
+     * The same source under {@code distribution = key}: every change of a key reaches one writer,
+     * so a delete that names only the key deletes the row in whatever partition holds it — rows of
+     * the snapshot, rows inserted while the job streams (also when deleted in the same checkpoint),
+     * and a key deleted and inserted again into another day.
+     */
+    @Test
+    void aKeyOnlyDeleteFromReplicaIdentityDefaultDeletesTheRowUnderDistributionByKey()
+            throws Exception {
+        createTable("orders_by_key", 200);
+        try (Connection db = postgres.getPostgresDatabase().getConnection();
+                Statement sql = db.createStatement()) {
+            sql.execute("ALTER TABLE orders_by_key REPLICA IDENTITY DEFAULT");
+        }
+        Path table = dir.resolve("orders_by_key");
+        StreamTableEnvironment tables = tables();
+        tables.executeSql(
+                postgresSource(
+                        "by_key_cdc",
+                        "id BIGINT, `day` STRING, amount INT, note STRING",
+                        "orders_by_key",
+                        ""));
+        tables.executeSql(
+                "CREATE TABLE delta_by_key (id BIGINT, `day` STRING, amount INT, note STRING,"
+                        + " PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (`day`) WITH ("
+                        + " 'connector' = 'deltalite', 'path' = '"
+                        + table
+                        + "', 'sink.distribution' = 'key', 'sink.parallelism' = '2')");
+        JobClient job =
+                tables.executeSql("INSERT INTO delta_by_key SELECT * FROM by_key_cdc")
+                        .getJobClient()
+                        .orElseThrow();
+        try {
+            TableWaits.awaitRows(
+                    table, databaseRows("orders_by_key"), CONVERGE, () -> stopped(job));
+            try (Connection db = postgres.getPostgresDatabase().getConnection();
+                    Statement sql = db.createStatement()) {
+                sql.execute("DELETE FROM orders_by_key WHERE id % 10 = 3");
+                sql.execute(
+                        "INSERT INTO orders_by_key VALUES (1001, '2024-06-02', 1, 'new'),"
+                                + " (1002, '2024-06-03', 2, 'short-lived')");
+                sql.execute("DELETE FROM orders_by_key WHERE id IN (1002, 17)");
+                sql.execute("INSERT INTO orders_by_key VALUES (17, '2024-06-04', 17, 'again')");
+            }
+            TableWaits.awaitRows(
+                    table, databaseRows("orders_by_key"), CONVERGE, () -> stopped(job));
+        } finally {
+            job.cancel().get();
+        }
+        assertThat(Rows.sorted(KernelTableReader.readAll(table.toString())))
+                .as("the Delta table after the deletes")
+                .isEqualTo(Rows.sorted(databaseRows("orders_by_key")));
+    }
+
+    /**
      * A source column of a type Delta has no equivalent for (PostgreSQL's {@code time}, which Flink
      * CDC reads as TIME) is refused when the job is built, naming the column; nothing starts.
      */
