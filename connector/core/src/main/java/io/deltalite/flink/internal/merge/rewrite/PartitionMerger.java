@@ -408,10 +408,50 @@ public final class PartitionMerger {
     }
 
     /**
-     * Which of {@code keys} the files among {@code files} (of one partition) hold: statistics
-     * first, then the key columns of the files they leave, every deletion vector honoured.
+     * Which of {@code keys} the files {@code files} of {@code partition} hold, every deletion
+     * vector honoured: from the partition's key index, where this merger keeps one that the budget
+     * admits (built or brought to {@code files} as for a merge of the partition, so that the merge
+     * after it reads nothing again); else by statistics, then the key columns of the files they
+     * leave. With {@code key-index.validate} an answer of the index is checked against the files.
      */
-    public Set<RowKey> keysHeldBy(List<DataFile> files, Set<RowKey> keys) {
+    public Set<RowKey> keysHeldBy(
+            PartitionValues partition, List<DataFile> files, Set<RowKey> keys) {
+        KeyIndex keyIndex = indexForMerges();
+        PartitionKeyIndex partitionIndex =
+                keyIndex == null ? null : keyIndex.follow(partition, accessible(files));
+        if (partitionIndex == null) {
+            return probedKeysHeldBy(files, keys);
+        }
+        Map<String, PartitionKeyIndex.Located> located = partitionIndex.locate(keys);
+        Set<RowKey> held = new HashSet<>();
+        int rows = 0;
+        for (PartitionKeyIndex.Located hit : located.values()) {
+            held.addAll(hit.keys());
+            rows += hit.positions().length;
+        }
+        keyIndex.located(partition, partitionIndex, rows);
+        if (options.keyIndex().validate()) {
+            Set<RowKey> probed = probedKeysHeldBy(files, keys);
+            if (!probed.equals(held)) {
+                throw new io.deltalite.flink.exceptions.DeltaLiteException(
+                        "The key index of partition "
+                                + partition.describe(schema.partitionColumns())
+                                + " of the Delta table at "
+                                + location
+                                + " disagrees with the table's files (key-index.validate) on"
+                                + " which keys of key-only deletes the partition holds: the files"
+                                + " hold "
+                                + probed.stream().limit(5).toList()
+                                + ", the index located "
+                                + held.stream().limit(5).toList()
+                                + ". Nothing of this checkpoint was committed. Report this as a"
+                                + " bug; set key-index = off to write without the index.");
+            }
+        }
+        return held;
+    }
+
+    private Set<RowKey> probedKeysHeldBy(List<DataFile> files, Set<RowKey> keys) {
         List<DataFile> candidates = candidates(files, keys);
         if (candidates.isEmpty()) {
             return Set.of();

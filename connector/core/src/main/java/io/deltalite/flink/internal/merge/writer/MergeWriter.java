@@ -434,7 +434,8 @@ public final class MergeWriter implements AutoCloseable {
          * For each partition other than {@code named} that has no buffered change of some of {@code
          * keys} (in this round or still buffered), which of those keys its written rows hold — the
          * table's files as this writer sees them, with its pending checkpoints and its merges of
-         * this checkpoint — found by statistics and the exact probe.
+         * this checkpoint — found by the partition's key index, or by statistics and the exact
+         * probe ({@link PartitionMerger#keysHeldBy}).
          */
         Map<PartitionValues, Set<RowKey>> writtenRowsOf(Set<RowKey> keys, PartitionValues named) {
             Map<PartitionValues, Set<RowKey>> holders = new LinkedHashMap<>();
@@ -452,7 +453,7 @@ public final class MergeWriter implements AutoCloseable {
                 }
                 List<DataFile> files =
                         view(partition, live().getOrDefault(partition, List.of())).files;
-                Set<RowKey> held = merger.keysHeldBy(files, unchanged);
+                Set<RowKey> held = merger.keysHeldBy(partition, files, unchanged);
                 if (!held.isEmpty()) {
                     holders.put(partition, held);
                 }

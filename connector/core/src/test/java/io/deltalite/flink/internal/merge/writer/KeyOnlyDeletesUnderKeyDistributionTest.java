@@ -216,6 +216,67 @@ class KeyOnlyDeletesUnderKeyDistributionTest {
         assertThat(KernelTableReader.latestVersion(dir.toString())).isEqualTo(committed);
     }
 
+    /**
+     * With the key index on (and checked against the files at every look-up), the rows of key-only
+     * deletes are found in the other partitions' indexes, also after another writer deleted some of
+     * them and added others between the checkpoints.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void theKeyIndexFindsTheRowsOfKeyOnlyDeletesAndFollowsOtherWriters(WriteMode mode) {
+        MergeOptions options =
+                MergeOptions.DEFAULTS
+                        .withWriteMode(mode)
+                        .withKeyIndex(
+                                io.deltalite.flink.internal.merge.options.KeyIndexOptions.DEFAULTS
+                                        .withMode(io.deltalite.flink.sink.KeyIndexMode.ON)
+                                        .withValidate(true));
+        DeltaTable table = open(mode, options);
+        MergeWriter writer = writer(table, options, ALL);
+        java.util.TreeMap<Long, Object[]> model = new java.util.TreeMap<>();
+        for (long id = 1; id <= 60; id++) {
+            Object[] row = {id, "2024-06-0" + (1 + id % 3), (int) id};
+            writer.upsert(row);
+            model.put(id, row);
+        }
+        committer(table, options).commit(checkpoint(1, prepare(writer, 1)));
+        for (long id = 5; id <= 60; id += 5) {
+            writer.delete(new Object[] {id, null, null});
+            model.remove(id);
+        }
+        committer(table, options).commit(checkpoint(2, prepare(writer, 2)));
+        long hitsBefore = writer.keyIndex().stats().hits();
+
+        // Another job deletes two rows and moves one between the checkpoints.
+        MergeWriter other = new MergeWriter(table, options, "other", 0, 1, 1, null);
+        other.delete(new Object[] {1L, "2024-06-02", 1});
+        other.delete(new Object[] {2L, "2024-06-03", 2});
+        other.delete(new Object[] {3L, "2024-06-01", 3});
+        other.upsert(new Object[] {3L, "2024-06-03", 33});
+        model.remove(1L);
+        model.remove(2L);
+        model.put(3L, new Object[] {3L, "2024-06-03", 33});
+        List<PartitionWriteResult> outside = other.prepare();
+        other.prepared(1);
+        new CheckpointCommitter(
+                        table, new PartitionMerger(table, options, null), options, "other", 0)
+                .commit(new CheckpointResults("other", 1, outside));
+
+        for (long id : new long[] {1, 2, 3, 4, 7}) {
+            writer.delete(new Object[] {id, null, null});
+            model.remove(id);
+        }
+        committer(table, options).commit(checkpoint(3, prepare(writer, 3)));
+
+        assertThat(writer.keyIndex().stats().hits())
+                .as("look-ups answered by the index")
+                .isGreaterThan(hitsBefore);
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(new ArrayList<>(model.values())));
+    }
+
     /** A writer of whole partitions cannot tell the order, and fails as before. */
     @Test
     void aWriterOfWholePartitionsStillFailsTheCheckpoint() {
