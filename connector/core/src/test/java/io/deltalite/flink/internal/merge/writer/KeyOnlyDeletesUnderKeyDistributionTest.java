@@ -277,6 +277,70 @@ class KeyOnlyDeletesUnderKeyDistributionTest {
                 .isEqualTo(Rows.sorted(new ArrayList<>(model.values())));
     }
 
+    /**
+     * Random changes of a few dozen keys over four days — inserts, updates in place, moves to
+     * another day (the old row deleted with its whole image), whole deletes, key-only deletes, and
+     * keys written again after a key-only delete — with a small change buffer (early merges) and
+     * checkpoints sometimes prepared before the previous one is committed. After every commit the
+     * table equals a model in which each change replaces or removes the key's one row.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void randomChangesWithKeyOnlyDeletesLeaveTheTableEqualToTheModel(WriteMode mode) {
+        java.util.Random random = new java.util.Random(20261205L + mode.ordinal());
+        MergeOptions options =
+                MergeOptions.DEFAULTS.withWriteMode(mode).withMaxBufferedBytes(16 * 1024);
+        DeltaTable table = open(mode, options);
+        MergeWriter writer = writer(table, options, ALL);
+        CheckpointCommitter committer = committer(table, options);
+        java.util.Map<Long, Object[]> model = new java.util.TreeMap<>();
+        long checkpoint = 0;
+        int value = 0;
+        while (checkpoint < 24) {
+            int pipelined = random.nextInt(4) == 0 ? 2 : 1;
+            List<List<PartitionWriteResult>> prepared = new ArrayList<>();
+            List<List<String>> expected = new ArrayList<>();
+            for (int i = 0; i < pipelined; i++) {
+                for (int change = 1 + random.nextInt(120); change > 0; change--) {
+                    long id = random.nextInt(48);
+                    Object[] row = model.get(id);
+                    String day = "2024-06-0" + (1 + random.nextInt(4));
+                    int dice = random.nextInt(10);
+                    if (row == null || dice < 3) {
+                        if (row != null && !row[1].equals(day)) {
+                            writer.delete(row.clone()); // a move: the old row's whole image
+                        }
+                        Object[] next = {id, day, ++value};
+                        writer.upsert(next.clone());
+                        model.put(id, next);
+                    } else if (dice < 5) {
+                        Object[] next = {id, row[1], ++value};
+                        writer.upsert(next.clone());
+                        model.put(id, next);
+                    } else if (dice < 7) {
+                        writer.delete(row.clone());
+                        model.remove(id);
+                    } else {
+                        writer.delete(new Object[] {id, null, null});
+                        model.remove(id);
+                    }
+                }
+                prepared.add(prepare(writer, ++checkpoint));
+                expected.add(Rows.sorted(new ArrayList<>(model.values())));
+            }
+            for (int i = 0; i < pipelined; i++) {
+                long id = checkpoint - pipelined + 1 + i;
+                CommitOutcome outcome = committer.commit(checkpoint(id, prepared.get(i)));
+                assertThat(outcome.status()).isEqualTo(CommitOutcome.Status.COMMITTED);
+                assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                        .as("the table after checkpoint %d", id)
+                        .isEqualTo(expected.get(i));
+            }
+        }
+    }
+
     /** A writer of whole partitions cannot tell the order, and fails as before. */
     @Test
     void aWriterOfWholePartitionsStillFailsTheCheckpoint() {
