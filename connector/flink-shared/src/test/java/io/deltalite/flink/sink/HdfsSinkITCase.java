@@ -84,7 +84,9 @@ class HdfsSinkITCase {
 
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(300), 20);
         SinkJobs.sink(
-                SinkJobs.changes(env, script, 300),
+                // 5,000 records in about 5 seconds: still a dozen checkpoints or more, the faults
+                // armed for the first three commits
+                SinkJobs.changes(env, script, 1_000),
                 DeltaLiteSink.forTable(table)
                         .rowType(script.rowType())
                         .primaryKey(script.primaryKey())
