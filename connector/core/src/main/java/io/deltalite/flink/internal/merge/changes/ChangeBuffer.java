@@ -156,7 +156,12 @@ public final class ChangeBuffer {
         return drained;
     }
 
-    /** Takes the largest partitions out until at most {@code targetBytes} remain buffered. */
+    /**
+     * Takes the largest partitions out until at most {@code targetBytes} remain buffered. When this
+     * writer gets every change of its keys, the partitions holding key-only deletes go too: a
+     * change merged in a round before the delete's then always came before the delete, which the
+     * merge relies on to find the rows the delete removes ({@code MergeWriter}).
+     */
     public Map<PartitionValues, PartitionChanges> drainLargestUntil(long targetBytes) {
         List<PartitionValues> bySize = new ArrayList<>(partitions.keySet());
         bySize.sort(
@@ -172,6 +177,15 @@ public final class ChangeBuffer {
             PartitionChanges changes = partitions.remove(partition);
             drained.put(partition, changes);
             estimatedBytes -= changes.estimatedBytes();
+        }
+        if (getsEveryChangeOfItsKeys) {
+            for (PartitionValues partition : List.copyOf(partitions.keySet())) {
+                if (partitions.get(partition).hasKeyOnlyDeletes()) {
+                    PartitionChanges changes = partitions.remove(partition);
+                    drained.put(partition, changes);
+                    estimatedBytes -= changes.estimatedBytes();
+                }
+            }
         }
         return drained;
     }

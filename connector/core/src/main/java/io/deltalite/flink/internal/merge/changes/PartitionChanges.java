@@ -262,21 +262,21 @@ public final class PartitionChanges {
     }
 
     /**
-     * The deleted keys whose delete named nothing but the key — every other column empty (null, or
+     * The keys a delete that named nothing but the key deleted — every other column empty (null, or
      * a zero value), the partition columns outside the key among them — in a table partitioned
-     * outside its key. Such a delete is what a CDC source sends when it does not know the deleted
-     * row (PostgreSQL's {@code REPLICA IDENTITY DEFAULT}); it lands in the null partition, while
-     * the row may be in any other. The merge checks that the null partition really holds each of
-     * these keys.
+     * outside its key, whether or not the key was written into this partition again after it (an
+     * update that moved the row here). Such a delete is what a CDC source sends when it does not
+     * know the deleted row (PostgreSQL's {@code REPLICA IDENTITY DEFAULT}); it lands in the null
+     * partition, while the row may be in any other. The merge checks that no other partition holds
+     * these keys, or deletes them there.
      */
     public List<RowKey> keyOnlyDeletes() {
-        List<RowKey> keys = new ArrayList<>();
-        for (RowKey key : keyOnlyDeletes) {
-            if (lastChange.get(key) == DELETED) {
-                keys.add(key);
-            }
-        }
-        return keys;
+        return List.copyOf(keyOnlyDeletes);
+    }
+
+    /** Whether a delete that named nothing but its key reached this partition. */
+    public boolean hasKeyOnlyDeletes() {
+        return !keyOnlyDeletes.isEmpty();
     }
 
     /** Whether the last change of {@code key} is an upsert. */

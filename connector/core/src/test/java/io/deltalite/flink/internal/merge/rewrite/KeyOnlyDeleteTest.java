@@ -220,6 +220,30 @@ class KeyOnlyDeleteTest {
         assertThat(KernelTableReader.readAll(dir.toString())).isEmpty();
     }
 
+    /**
+     * A key-only delete, then the key written into the partition the delete named (an update that
+     * empties the partition column): the old row in another partition would stay beside the new
+     * one, so the checkpoint fails.
+     */
+    @Test
+    void aKeyWrittenIntoTheEmptyPartitionAfterItsKeyOnlyDeleteFailsWhenAnotherPartitionHoldsIt() {
+        MergeOptions options = MergeOptions.DEFAULTS;
+        try (UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), orders(WriteMode.DELETION_VECTORS), options)) {
+            harness.upsert(1L, "2024-06-01", 10);
+            harness.commit();
+            long before = KernelTableReader.latestVersion(dir.toString());
+
+            harness.delete(1L, null, null);
+            harness.upsert(1L, null, 5);
+            assertThatThrownBy(harness::commit)
+                    .isInstanceOf(DeltaLiteInvalidInputException.class)
+                    .hasMessageContaining("A delete of key (id=1) carries nothing but its key")
+                    .hasMessageContaining("while partition day='2024-06-01' holds that key");
+            assertThat(KernelTableReader.latestVersion(dir.toString())).isEqualTo(before);
+        }
+    }
+
     @Test
     void aTablePartitionedByKeyColumnsOnlyNeedsNoCheck() {
         TableDefinition byRegion =

@@ -134,6 +134,59 @@ class KeyOnlyDeletesUnderKeyDistributionTest {
                 .isEqualTo(Rows.sorted(expected));
     }
 
+    /**
+     * The update of a row whose source sends no before image: a key-only delete, then the new row.
+     * A full buffer merges the new row's partition before the delete's: the merged row came after
+     * the delete and stays.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aRowWrittenAfterAKeyOnlyDeleteAndMergedEarlyStays(WriteMode mode) {
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode).withMaxBufferedBytes(4096);
+        DeltaTable table = open(mode, options);
+        MergeWriter writer = writer(table, options, ALL);
+        writer.upsert(new Object[] {1L, "2024-06-01", 10});
+        committer(table, options).commit(checkpoint(1, prepare(writer, 1)));
+
+        List<Object[]> expected = new ArrayList<>();
+        writer.delete(new Object[] {1L, null, null});
+        writer.upsert(new Object[] {1L, "2024-06-01", 11});
+        expected.add(new Object[] {1L, "2024-06-01", 11});
+        for (long id = 2; id <= 200; id++) {
+            writer.upsert(new Object[] {id, "2024-06-01", (int) id});
+            expected.add(new Object[] {id, "2024-06-01", (int) id});
+        }
+        committer(table, options).commit(checkpoint(2, prepare(writer, 2)));
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(expected));
+    }
+
+    /**
+     * An update that moves the row into the partition a key-only delete names (its partition column
+     * becomes empty): the delete, then the new row there. The old row goes.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aKeyWrittenIntoTheEmptyPartitionAfterItsKeyOnlyDeleteLeavesNoOldRow(WriteMode mode) {
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode);
+        DeltaTable table = open(mode, options);
+        MergeWriter writer = writer(table, options, ALL);
+        writer.upsert(new Object[] {1L, "2024-06-01", 10});
+        committer(table, options).commit(checkpoint(1, prepare(writer, 1)));
+
+        writer.delete(new Object[] {1L, null, null});
+        writer.upsert(new Object[] {1L, null, 5});
+        committer(table, options).commit(checkpoint(2, prepare(writer, 2)));
+
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, null, 5})));
+    }
+
     /** The insert's checkpoint is not committed yet when the delete's is merged. */
     @ParameterizedTest
     @EnumSource(
@@ -278,11 +331,12 @@ class KeyOnlyDeletesUnderKeyDistributionTest {
     }
 
     /**
-     * Random changes of a few dozen keys over four days — inserts, updates in place, moves to
-     * another day (the old row deleted with its whole image), whole deletes, key-only deletes, and
-     * keys written again after a key-only delete — with a small change buffer (early merges) and
-     * checkpoints sometimes prepared before the previous one is committed. After every commit the
-     * table equals a model in which each change replaces or removes the key's one row.
+     * Random changes of a few dozen keys over four days and the empty one — inserts, updates in
+     * place, moves to another day (the old row deleted with its whole image), whole deletes,
+     * key-only deletes, and keys written again after a key-only delete — with a small change buffer
+     * (early merges) and checkpoints sometimes prepared before the previous one is committed. After
+     * every commit the table equals a model in which each change replaces or removes the key's one
+     * row.
      */
     @ParameterizedTest
     @EnumSource(
@@ -306,10 +360,12 @@ class KeyOnlyDeletesUnderKeyDistributionTest {
                 for (int change = 1 + random.nextInt(120); change > 0; change--) {
                     long id = random.nextInt(48);
                     Object[] row = model.get(id);
-                    String day = "2024-06-0" + (1 + random.nextInt(4));
+                    // an empty day is the partition key-only deletes name
+                    String day =
+                            random.nextInt(8) == 0 ? null : "2024-06-0" + (1 + random.nextInt(4));
                     int dice = random.nextInt(10);
                     if (row == null || dice < 3) {
-                        if (row != null && !row[1].equals(day)) {
+                        if (row != null && !java.util.Objects.equals(row[1], day)) {
                             writer.delete(row.clone()); // a move: the old row's whole image
                         }
                         Object[] next = {id, day, ++value};
