@@ -141,7 +141,32 @@ public final class KeyIndex {
      * too large for the memory budget (the merge then probes).
      */
     public PartitionKeyIndex follow(PartitionValues partition, List<DataFile> liveFiles) {
-        return follow(partition, liveFiles, false);
+        return follow(partition, liveFiles, Use.MERGE);
+    }
+
+    /**
+     * The index of {@code partition} brought to {@code liveFiles} if this writer holds one, for a
+     * look-up that is not a merge of the partition (where a key-only delete's row is): null when it
+     * holds none or the files it has not read yet would pass the budget. A look-up never builds an
+     * index, never drops another partition's to make room, and leaves the modes' first-merge
+     * bookkeeping as it was (it counts as a use in the least-recently-merged order): on a table
+     * with more partitions than the budget holds, the look-ups in every other partition cannot
+     * evict the indexes the writer's merges use.
+     */
+    public PartitionKeyIndex followIfHeld(PartitionValues partition, List<DataFile> liveFiles) {
+        synchronized (this) {
+            if (!partitions.containsKey(partition)) {
+                return null;
+            }
+        }
+        return follow(partition, liveFiles, Use.LOOKUP);
+    }
+
+    /** Why an index is followed: for a merge, ahead of one, or for a look-up. */
+    private enum Use {
+        MERGE,
+        AHEAD,
+        LOOKUP
     }
 
     /**
@@ -152,16 +177,17 @@ public final class KeyIndex {
      */
     public void buildAhead(PartitionValues partition, List<DataFile> liveFiles) {
         if (buildsAhead(partition)) {
-            follow(partition, liveFiles, true);
+            follow(partition, liveFiles, Use.AHEAD);
         }
     }
 
     /**
-     * @param ahead built ahead of the merge: charged without dropping other partitions, and not
-     *     built ahead again once refused
+     * @param use {@code AHEAD}: built ahead of the merge, charged without dropping other
+     *     partitions, and not built ahead again once refused; {@code LOOKUP}: only an index held
+     *     already, charged without dropping others
      */
-    private PartitionKeyIndex follow(
-            PartitionValues partition, List<DataFile> liveFiles, boolean ahead) {
+    private PartitionKeyIndex follow(PartitionValues partition, List<DataFile> liveFiles, Use use) {
+        boolean ahead = use == Use.AHEAD;
         long rows = 0;
         for (DataFile file : liveFiles) {
             // Without a count, assume a row per 8 bytes: never fewer rows than the file holds.
@@ -170,6 +196,9 @@ public final class KeyIndex {
         PartitionKeyIndex index;
         synchronized (this) {
             index = partitions.get(partition);
+            if (index == null && use == Use.LOOKUP) {
+                return null; // dropped meanwhile: a look-up builds none
+            }
             if (index == null
                     && (!fromFirstMerge || dropped.contains(partition))
                     && mergedOnce.add(partition)) {
@@ -183,10 +212,13 @@ public final class KeyIndex {
                     index == null
                             ? estimatedBytes(rows)
                             : index.memoryBytes() + estimatedBytes(rowsNotHeld(index, liveFiles));
-            if (!charge(partition, needed, !ahead)) {
+            if (!charge(partition, needed, use == Use.MERGE)) {
                 if (ahead) {
                     refuseAhead(partition);
                     return null; // its merge decides, as without building ahead
+                }
+                if (use == Use.LOOKUP) {
+                    return null; // the look-up reads the files; the next merge decides
                 }
                 fallbacks.incrementAndGet();
                 if (index != null) {
@@ -244,12 +276,12 @@ public final class KeyIndex {
             // Charge what it holds now (less than reserved, as a rule). Dropped meanwhile to make
             // room for another partition, it still serves this merge, which holds it.
             if (partitions.get(partition) == index
-                    && !charge(partition, index.memoryBytes(), !ahead)) {
+                    && !charge(partition, index.memoryBytes(), use == Use.MERGE)) {
                 // It grew past the budget on its own: forget it, this merge reads the files.
                 forget(partition);
                 if (ahead) {
                     refuseAhead(partition);
-                } else {
+                } else if (use == Use.MERGE) {
                     fallbacks.incrementAndGet();
                 }
                 return null;

@@ -409,27 +409,24 @@ public final class PartitionMerger {
 
     /**
      * Which of {@code keys} the files {@code files} of {@code partition} hold, every deletion
-     * vector honoured: from the partition's key index, where this merger keeps one that the budget
-     * admits (built or brought to {@code files} as for a merge of the partition, so that the merge
-     * after it reads nothing again); else by statistics, then the key columns of the files they
-     * leave. With {@code key-index.validate} an answer of the index is checked against the files.
+     * vector honoured: from the partition's key index where this merger holds one (brought to
+     * {@code files}; a look-up builds none, see {@link KeyIndex#followIfHeld}); else by statistics,
+     * then the key columns of the files they leave. With {@code key-index.validate} an answer of
+     * the index is checked against the files.
      */
     public Set<RowKey> keysHeldBy(
             PartitionValues partition, List<DataFile> files, Set<RowKey> keys) {
         KeyIndex keyIndex = indexForMerges();
         PartitionKeyIndex partitionIndex =
-                keyIndex == null ? null : keyIndex.follow(partition, accessible(files));
+                keyIndex == null ? null : keyIndex.followIfHeld(partition, accessible(files));
         if (partitionIndex == null) {
             return probedKeysHeldBy(files, keys);
         }
         Map<String, PartitionKeyIndex.Located> located = partitionIndex.locate(keys);
         Set<RowKey> held = new HashSet<>();
-        int rows = 0;
         for (PartitionKeyIndex.Located hit : located.values()) {
             held.addAll(hit.keys());
-            rows += hit.positions().length;
         }
-        keyIndex.located(partition, partitionIndex, rows);
         if (options.keyIndex().validate()) {
             Set<RowKey> probed = probedKeysHeldBy(files, keys);
             if (!probed.equals(held)) {

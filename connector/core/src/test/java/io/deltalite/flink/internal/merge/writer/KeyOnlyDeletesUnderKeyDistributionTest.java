@@ -397,6 +397,61 @@ class KeyOnlyDeletesUnderKeyDistributionTest {
         }
     }
 
+    /**
+     * Looking up key-only deletes in partitions the writer keeps no index of builds none there (a
+     * look-up is not a merge: with {@code auto} the second merge of a partition builds its index),
+     * and so drops none another partition may need: only the partition merged twice is indexed, and
+     * the look-ups read the other partitions' key columns instead. (A partition that holds such a
+     * key is merged, and its merge builds its index as any merge does.)
+     */
+    @Test
+    void lookUpsInOtherPartitionsBuildNoIndex() {
+        MergeOptions options =
+                MergeOptions.DEFAULTS.withKeyIndex(
+                        io.deltalite.flink.internal.merge.options.KeyIndexOptions.DEFAULTS
+                                .withValidate(true));
+        DeltaTable table = open(WriteMode.DELETION_VECTORS, options);
+        MergeWriter writer = writer(table, options, ALL);
+        java.util.TreeMap<Long, Object[]> model = new java.util.TreeMap<>();
+        for (long id = 0; id < 600; id++) {
+            Object[] row = {id, "2024-06-0" + (1 + id / 200), (int) id};
+            writer.upsert(row);
+            model.put(id, row);
+        }
+        committer(table, options).commit(checkpoint(1, prepare(writer, 1)));
+        // Merged twice with files to look in: 2024-06-01 is indexed from its second.
+        for (int checkpoint = 2; checkpoint <= 3; checkpoint++) {
+            for (long id = checkpoint; id < 200; id += 10) {
+                Object[] row = {id, "2024-06-01", -(int) id};
+                writer.upsert(row);
+                model.put(id, row);
+            }
+            committer(table, options).commit(checkpoint(checkpoint, prepare(writer, checkpoint)));
+        }
+        long rowsRead = writer.keyIndex().stats().rowsRead();
+
+        // Twice, so that with auto a look-up taken for a merge would build the index.
+        for (int checkpoint = 4; checkpoint <= 5; checkpoint++) {
+            for (long id = checkpoint; id < 200; id += 10) {
+                Object[] row = {id, "2024-06-01", -(int) id};
+                writer.upsert(row);
+                model.put(id, row);
+            }
+            // Keys no partition holds (never written): looked up in every partition.
+            for (long id = 600 + checkpoint; id < 1000; id += 10) {
+                writer.delete(new Object[] {id, null, null});
+            }
+            committer(table, options).commit(checkpoint(checkpoint, prepare(writer, checkpoint)));
+        }
+
+        assertThat(writer.keyIndex().stats().partitions()).isEqualTo(1);
+        assertThat(writer.keyIndex().stats().rowsRead() - rowsRead)
+                .as("rows the index read: the merged partition's new files, no other partition")
+                .isLessThan(100);
+        assertThat(Rows.sorted(KernelTableReader.readAll(dir.toString())))
+                .isEqualTo(Rows.sorted(new ArrayList<>(model.values())));
+    }
+
     /** A writer of whole partitions cannot tell the order, and fails as before. */
     @Test
     void aWriterOfWholePartitionsStillFailsTheCheckpoint() {
