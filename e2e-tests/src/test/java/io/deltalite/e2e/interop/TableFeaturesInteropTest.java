@@ -292,6 +292,80 @@ class TableFeaturesInteropTest {
     }
 
     /**
+     * The files the sink writes into a clustered table — new rows, the files inline compaction
+     * merges small ones into, and in deletion-vector mode the folds of small files that hold
+     * changed rows — hold their rows in the order of the clustering column, then of the key, so
+     * that each covers a narrow range of it; Spark reads the table as the sink wrote it.
+     * (Copy-on-write rewrites of files that hold changed rows keep each file's order but append the
+     * files' survivors one after the other: copy-on-write inserts only here.)
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void theSinksFilesOfAClusteredTableAreInTheOrderOfItsClusteringColumn(WriteMode mode)
+            throws IOException {
+        String table = dir.resolve("clustered-order").toString();
+        SparkDelta.sql(
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, v INT, c STRING) USING delta CLUSTER BY (c)"
+                        + " TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+        TableDefinition clustered =
+                new TableDefinition(
+                        List.of(
+                                ID,
+                                V,
+                                new ValueType.Field(
+                                        "c", ValueType.of(ValueType.Kind.STRING), true)),
+                        List.of("id"),
+                        List.of(),
+                        Map.of());
+        Random random = new Random(mode.ordinal() + 11);
+        int checkpoints = 14;
+        try (UpsertHarness deltalite =
+                UpsertHarness.open(table, clustered, MergeOptions.DEFAULTS.withWriteMode(mode))) {
+            ExpectedTable expected = new ExpectedTable(deltalite, clustered.toSchema(), List.of());
+            for (int checkpoint = 0; checkpoint < checkpoints; checkpoint++) {
+                for (int change = 0; change < 30; change++) {
+                    boolean earlier = change >= 25 && mode == WriteMode.DELETION_VECTORS;
+                    long id =
+                            earlier ? random.nextInt(25 * checkpoints) : checkpoint * 25L + change;
+                    if (earlier && random.nextBoolean()) {
+                        expected.delete(id, null, null);
+                    } else {
+                        int c = random.nextInt(7);
+                        expected.upsert(id, c, c == 6 ? null : "c" + c);
+                    }
+                }
+                expected.commit();
+            }
+            ExpectedTable.assertReadByBothEngines(table, expected.rows());
+        }
+        List<JsonNode> live = io.deltalite.flink.testing.DeltaHistory.liveAdds(Path.of(table));
+        assertThat(live).as("files: small ones merged").hasSizeLessThan(checkpoints / 2);
+        int checked = 0;
+        for (JsonNode add : live) {
+            String file = Path.of(table).resolve(add.get("path").asText()).toString();
+            List<Row> rows = SparkDelta.sql("SELECT c, id FROM parquet.`" + file + "`");
+            List<Row> ordered = new ArrayList<>(rows);
+            ordered.sort(
+                    java.util.Comparator.comparing(
+                                    (Row row) -> row.getString(0),
+                                    java.util.Comparator.nullsLast(
+                                            java.util.Comparator.<String>naturalOrder()))
+                            .thenComparing(row -> row.getLong(1)));
+            assertThat(rows)
+                    .as("the rows of %s, in file order", add.get("path"))
+                    .isEqualTo(ordered);
+            if (rows.stream().map(row -> row.get(0)).distinct().count() > 1) {
+                checked++;
+            }
+        }
+        assertThat(checked).as("files holding several clustering values").isPositive();
+    }
+
+    /**
      * Column defaults as Spark applies them: a row Spark inserts without the defaulted columns and
      * one deltalite writes from an input without them read back with the same values.
      */

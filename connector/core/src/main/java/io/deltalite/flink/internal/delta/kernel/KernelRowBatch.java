@@ -198,6 +198,14 @@ public final class KernelRowBatch implements RowBatch {
         return rows.decode(data, row);
     }
 
+    @Override
+    public Object valueAt(int row, int column) {
+        if (rows == null) {
+            throw new IllegalStateException("a batch read for its keys holds no complete rows");
+        }
+        return rows.decode(data, row, column);
+    }
+
     public boolean hasLiveRows() {
         for (boolean row : live) {
             if (row) {

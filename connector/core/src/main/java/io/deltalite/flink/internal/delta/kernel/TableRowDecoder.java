@@ -27,6 +27,16 @@ public final class TableRowDecoder {
         }
     }
 
+    /** The value of table column {@code tableColumn} in {@code row} of {@code data}. */
+    Object decode(ColumnarBatch data, int row, int tableColumn) {
+        for (int column = 0; column < tableIndexes.length; column++) {
+            if (tableIndexes[column] == tableColumn) {
+                return ColumnValues.read(data.getColumnVector(column), row, types[column]);
+            }
+        }
+        throw new IllegalArgumentException("column " + tableColumn + " is not in data files");
+    }
+
     Object[] decode(ColumnarBatch data, int row) {
         Object[] values = new Object[width];
         for (int column = 0; column < tableIndexes.length; column++) {

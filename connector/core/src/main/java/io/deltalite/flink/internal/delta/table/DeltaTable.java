@@ -122,6 +122,9 @@ public final class DeltaTable implements MergeTable {
      */
     private final List<io.delta.kernel.expressions.Column> clusteringColumns;
 
+    /** The top-level clustering columns by logical name: they order the rows the sink writes. */
+    private final List<String> rowClustering;
+
     private DeltaTable(
             String location,
             String tablePath,
@@ -134,10 +137,19 @@ public final class DeltaTable implements MergeTable {
             Configuration hadoopConf,
             TableDefinition definition,
             Map<String, Object> columnDefaults,
-            List<io.delta.kernel.expressions.Column> clusteringColumns) {
+            List<io.delta.kernel.clustering.ClusteringColumnInfo> clustering) {
         this.targetFileSize = targetFileSize;
         this.columnDefaults = java.util.Collections.unmodifiableMap(new HashMap<>(columnDefaults));
-        this.clusteringColumns = List.copyOf(clusteringColumns);
+        this.clusteringColumns =
+                clustering.stream()
+                        .map(io.delta.kernel.clustering.ClusteringColumnInfo::getPhysicalColumn)
+                        .toList();
+        this.rowClustering =
+                clustering.stream()
+                        .map(info -> info.getLogicalColumn().getNames())
+                        .filter(names -> names.length == 1)
+                        .map(names -> names[0])
+                        .toList();
         List<String> supplied = new ArrayList<>();
         definition.columns().forEach(column -> supplied.add(column.name()));
         definition
@@ -248,9 +260,7 @@ public final class DeltaTable implements MergeTable {
                 hadoopConf,
                 definition,
                 defaults,
-                snapshot.getClusteringColumnInfos().orElse(List.of()).stream()
-                        .map(io.delta.kernel.clustering.ClusteringColumnInfo::getPhysicalColumn)
-                        .toList());
+                snapshot.getClusteringColumnInfos().orElse(List.of()));
     }
 
     /**
@@ -906,8 +916,13 @@ public final class DeltaTable implements MergeTable {
         return columnDefaults;
     }
 
+    @Override
+    public List<String> clusteringColumns() {
+        return rowClustering;
+    }
+
     /** The clustering columns (liquid clustering), by physical name; empty when none. */
-    List<io.delta.kernel.expressions.Column> clusteringColumns() {
+    List<io.delta.kernel.expressions.Column> physicalClusteringColumns() {
         return clusteringColumns;
     }
 

@@ -323,7 +323,7 @@ final class KernelFileStore implements DataFileStore {
                     }
                 }
                 statistics.addAll(keyColumns);
-                for (Column column : table.clusteringColumns()) {
+                for (Column column : table.physicalClusteringColumns()) {
                     // as the data schema spells it: the clustering metadata may differ in case
                     String[] path = column.getNames().clone();
                     for (String name : dataSchema.fieldNames()) {

@@ -7,8 +7,8 @@ import io.deltalite.flink.internal.merge.table.DataFileStore;
 import io.deltalite.flink.internal.merge.table.MergeTable;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.KeyGroups;
-import io.deltalite.flink.internal.merge.value.KeyOrder;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.internal.merge.value.RowOrder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -37,11 +37,12 @@ import org.slf4j.LoggerFactory;
  *       Policy#PACK}) instead packs all small files into bins of up to the target file size.
  * </ul>
  *
- * <p>The files of a bin are merged by key ({@link SortedRunMerge}), so the output is sorted and key
- * statistics keep pruning; a bin reads at most the target file size at once. Bins are taken
- * smallest first while the per-checkpoint byte budget lasts. Which files it may read is the
- * caller's business: only committed files that nothing else in the same commit (or in a commit
- * still to come) touches — see {@link Compaction} for the rule that makes the result safe. A
+ * <p>The files of a bin are merged in the table's row order ({@link SortedRunMerge}, {@link
+ * RowOrder}: by clustering columns, then by key), so the output is sorted and the statistics of the
+ * key and of the clustering columns keep pruning; a bin reads at most the target file size at once.
+ * Bins are taken smallest first while the per-checkpoint byte budget lasts. Which files it may read
+ * is the caller's business: only committed files that nothing else in the same commit (or in a
+ * commit still to come) touches — see {@link Compaction} for the rule that makes the result safe. A
  * deletion-vector merge asks for the same plan over the small files it would mark and rewrites the
  * bins that hold changed keys itself, as a change of data (the <em>folds</em> of {@link
  * PartitionMerger}): compaction would never get those files, since they are touched.
@@ -67,6 +68,7 @@ public final class PartitionCompactor {
     }
 
     private final TableSchema schema;
+    private final RowOrder rowOrder;
     private final MergeOptions options;
     private final DataFileStore store;
     private final String location;
@@ -75,6 +77,7 @@ public final class PartitionCompactor {
 
     public PartitionCompactor(MergeTable table, MergeOptions options) {
         this.schema = table.schema();
+        this.rowOrder = RowOrder.of(schema, table.clusteringColumns());
         this.options = options;
         this.store = table.files();
         this.location = table.location();
@@ -135,13 +138,7 @@ public final class PartitionCompactor {
                 List<DataFile> outputs =
                         store.write(
                                 partition,
-                                new SortedRunMerge(
-                                        store,
-                                        bin,
-                                        schema.isAppendOnly()
-                                                ? null
-                                                : KeyOrder.keys(schema.matchKeyTypes()),
-                                        options.readBatchSize()),
+                                new SortedRunMerge(store, bin, rowOrder, options.readBatchSize()),
                                 KeyGroups.covering(bin));
                 done = done.plus(new Compaction(bin, outputs, bytes));
             } catch (RuntimeException e) {

@@ -5,6 +5,7 @@ import io.deltalite.flink.internal.merge.table.DataFileStore;
 import io.deltalite.flink.internal.merge.table.RowBatch;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.RowKey;
+import io.deltalite.flink.internal.merge.value.RowOrder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -12,10 +13,11 @@ import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
 
 /**
- * Streams the live rows of several files as one run sorted by key: each file is read a batch at a
- * time and the row with the smallest key goes next, so files that are sorted by key (as every file
- * the sink writes is) merge into sorted output. Rows without a key come last, in file order; for a
- * table without a key the files are simply concatenated.
+ * Streams the live rows of several files as one run in the table's row order ({@link RowOrder}: by
+ * clustering columns, then by key): each file is read a batch at a time and the row that comes
+ * first goes next, so files that are in that order (as every file the sink writes is) merge into
+ * ordered output. Rows without a key come after the others of their clustering values, in file
+ * order; for a table with neither the files are simply concatenated.
  *
  * <p>The output batches point into the files' batches ({@link DataFileStore#gather}) rather than
  * copying rows, so a file's batch stays held until the output batch that took its last row is
@@ -30,26 +32,34 @@ public final class SortedRunMerge implements BatchStream {
     private final int batchSize;
     private final PriorityQueue<Cursor> heads;
     private final List<Cursor> cursors = new ArrayList<>();
+    private final int[] clustering;
     private long generation;
 
     /** Batches of one file an output batch may point into, on average over the files. */
     static final int MAX_SOURCES_PER_FILE = 2;
 
     /**
-     * @param keyOrder the order of the table's keys ({@link
-     *     io.deltalite.flink.internal.merge.value.KeyOrder#keys}), or null for a table without a
+     * @param order the order of the table's rows ({@link RowOrder}): by clustering columns, then by
      *     key; single {@code BIGINT} keys are compared as {@code long}s, which is the same order
      */
     public SortedRunMerge(
-            DataFileStore store, List<DataFile> files, Comparator<RowKey> keyOrder, int batchSize) {
+            DataFileStore store, List<DataFile> files, RowOrder order, int batchSize) {
         this.store = store;
         this.batchSize = batchSize;
+        this.clustering = order.clusteringIndexes();
+        Comparator<RowKey> keyOrder = order.keys();
         Comparator<Cursor> byKey =
                 (left, right) -> {
+                    if (clustering.length > 0) {
+                        int clustered = order.compareClustering(left.clustering, right.clustering);
+                        if (clustered != 0) {
+                            return clustered;
+                        }
+                    }
                     if (keyOrder != null) {
-                        int order = compareKeys(left, right, keyOrder);
-                        if (order != 0) {
-                            return order;
+                        int byKeys = compareKeys(left, right, keyOrder);
+                        if (byKeys != 0) {
+                            return byKeys;
                         }
                     }
                     return Integer.compare(left.index, right.index);
@@ -57,7 +67,9 @@ public final class SortedRunMerge implements BatchStream {
         this.heads = new PriorityQueue<>(Math.max(1, files.size()), byKey);
         try {
             for (DataFile file : files) {
-                Cursor cursor = new Cursor(cursors.size(), store.readRows(file), keyOrder != null);
+                Cursor cursor =
+                        new Cursor(
+                                cursors.size(), store.readRows(file), keyOrder != null, clustering);
                 cursors.add(cursor);
                 if (cursor.advance()) {
                     heads.add(cursor);
@@ -167,10 +179,17 @@ public final class SortedRunMerge implements BatchStream {
 
         int source = -1;
 
-        Cursor(int index, BatchStream stream, boolean keyed) {
+        /** The table-column indexes of the clustering columns that order rows; may be empty. */
+        private final int[] clusteringColumns;
+
+        /** The current row's values of {@link #clusteringColumns}. */
+        Object[] clustering;
+
+        Cursor(int index, BatchStream stream, boolean keyed, int[] clusteringColumns) {
             this.index = index;
             this.stream = stream;
             this.keyed = keyed;
+            this.clusteringColumns = clusteringColumns;
         }
 
         RowKey key() {
@@ -183,6 +202,12 @@ public final class SortedRunMerge implements BatchStream {
                 if (batch != null) {
                     while (++row < batch.size()) {
                         if (batch.isLive(row)) {
+                            if (clusteringColumns.length > 0) {
+                                clustering = new Object[clusteringColumns.length];
+                                for (int i = 0; i < clustering.length; i++) {
+                                    clustering[i] = batch.valueAt(row, clusteringColumns[i]);
+                                }
+                            }
                             if (!keyed) {
                                 key = null;
                             } else if (longKey) {

@@ -26,9 +26,9 @@ import io.deltalite.flink.internal.merge.table.TableSnapshot;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.DeletedKeys;
 import io.deltalite.flink.internal.merge.value.KeyGroups;
-import io.deltalite.flink.internal.merge.value.KeyOrder;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.internal.merge.value.RowKey;
+import io.deltalite.flink.internal.merge.value.RowOrder;
 import io.deltalite.flink.sink.PruneStrategy;
 import io.deltalite.flink.sink.UpsertStats;
 import java.util.ArrayList;
@@ -75,7 +75,10 @@ public final class PartitionMerger {
     private final KeyProbe probe;
     private final DeletionVectorMarker marker;
     private final DeletionVectorMarker sharedMarker;
-    private final Comparator<RowKey> keyOrder;
+
+    /** The order of the rows of the files it writes: clustering columns, then key. */
+    private final RowOrder rowOrder;
+
     private final int[] keyIndexes;
     private final PartitionCompactor sizes;
     private final WriterShare share;
@@ -115,7 +118,7 @@ public final class PartitionMerger {
         this.marker =
                 new DeletionVectorMarker(store, parallel, options.deletionVectorRewriteThreshold());
         this.sharedMarker = new DeletionVectorMarker(store, parallel, 1.0);
-        this.keyOrder = KeyOrder.keys(schema.matchKeyTypes());
+        this.rowOrder = RowOrder.of(schema, table.clusteringColumns());
         this.keyIndexes = schema.matchKeyIndexes();
         this.sizes = new PartitionCompactor(table, options);
     }
@@ -135,7 +138,7 @@ public final class PartitionMerger {
         this.probe = base.probe;
         this.marker = base.marker;
         this.sharedMarker = base.sharedMarker;
-        this.keyOrder = base.keyOrder;
+        this.rowOrder = base.rowOrder;
         this.keyIndexes = base.keyIndexes;
         this.sizes = base.sizes;
     }
@@ -621,25 +624,42 @@ public final class PartitionMerger {
         if (rows.isEmpty()) {
             return List.of();
         }
-        // Sorted files have narrow key ranges, so later merges can skip them by statistics.
-        // Rows without a key (null keys, append-only tables) keep their order, after the others.
-        List<Object[]> sorted = new ArrayList<>(rows.size());
-        if (!schema.isAppendOnly()) {
-            List<Map.Entry<RowKey, Object[]>> keyed = new ArrayList<>(rows.size());
-            List<Object[]> keyless = new ArrayList<>();
+        // Sorted files have narrow key ranges, so later merges can skip them by statistics (and
+        // narrow ranges of the clustering columns, for readers, in a clustered table). Rows
+        // without a key (null keys, append-only tables) follow the others of their clustering
+        // values, in their order.
+        List<Object[]> sorted = new ArrayList<>(rows);
+        if (rowOrder.orders()) {
+            List<Map.Entry<RowKey, Object[]>> entries = new ArrayList<>(rows.size());
             for (Object[] row : rows) {
-                RowKey key = RowKey.of(row, keyIndexes);
-                if (key == null) {
-                    keyless.add(row);
-                } else {
-                    keyed.add(Map.entry(key, row));
-                }
+                entries.add(
+                        new java.util.AbstractMap.SimpleImmutableEntry<>(
+                                schema.isAppendOnly() ? null : RowKey.of(row, keyIndexes), row));
             }
-            keyed.sort((left, right) -> keyOrder.compare(left.getKey(), right.getKey()));
-            keyed.forEach(entry -> sorted.add(entry.getValue()));
-            sorted.addAll(keyless);
-        } else {
-            sorted.addAll(rows);
+            Comparator<RowKey> keys = rowOrder.keys();
+            entries.sort(
+                    (left, right) -> {
+                        if (rowOrder.clusters()) {
+                            int clustered =
+                                    rowOrder.compareClustering(
+                                            rowOrder.clusteringValues(left.getValue()),
+                                            rowOrder.clusteringValues(right.getValue()));
+                            if (clustered != 0) {
+                                return clustered;
+                            }
+                        }
+                        if (keys == null) {
+                            return 0;
+                        }
+                        RowKey a = left.getKey();
+                        RowKey b = right.getKey();
+                        if (a == null || b == null) {
+                            return a == null ? (b == null ? 0 : 1) : -1;
+                        }
+                        return keys.compare(a, b);
+                    });
+            sorted.clear();
+            entries.forEach(entry -> sorted.add(entry.getValue()));
         }
         return store.write(
                 partition, new NewRowStream(store, sorted, options.readBatchSize()), share.keys());
@@ -985,7 +1005,7 @@ public final class PartitionMerger {
                 partition,
                 SurvivorStream.of(
                         store,
-                        new SortedRunMerge(store, bin, keyOrder, options.readBatchSize()),
+                        new SortedRunMerge(store, bin, rowOrder, options.readBatchSize()),
                         keys,
                         found,
                         copied),

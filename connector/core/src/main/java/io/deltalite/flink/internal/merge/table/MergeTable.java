@@ -10,6 +10,15 @@ public interface MergeTable {
 
     TableSchema schema();
 
+    /**
+     * The table's clustering columns (liquid clustering) that order the rows of the files the sink
+     * writes ({@link io.deltalite.flink.internal.merge.value.RowOrder}): top-level columns by name,
+     * as the table had them when it was opened; empty for a table without clustering.
+     */
+    default java.util.List<String> clusteringColumns() {
+        return java.util.List.of();
+    }
+
     /** Loads the latest committed version. */
     TableSnapshot latestSnapshot();
 

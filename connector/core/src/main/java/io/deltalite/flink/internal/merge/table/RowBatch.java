@@ -47,6 +47,14 @@ public interface RowBatch {
      */
     Object[] rowAt(int row);
 
+    /**
+     * The value of table column {@code column} in {@code row} (a data column, not a partition
+     * column). Only for batches of complete rows.
+     */
+    default Object valueAt(int row, int column) {
+        return rowAt(row)[column];
+    }
+
     /** A view of this batch in which only the rows with {@code keep[row]} stay live. */
     RowBatch retain(boolean[] keep);
 }

@@ -9,7 +9,6 @@ import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
 import io.deltalite.flink.internal.merge.table.DataFileStore;
 import io.deltalite.flink.internal.merge.value.DataFile;
-import io.deltalite.flink.internal.merge.value.KeyOrder;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.testing.Benchmark;
 import io.deltalite.flink.testing.DefaultPathsStore;
@@ -138,7 +137,8 @@ class MergeByKeyBenchmark {
                                     new SortedRunMerge(
                                             store,
                                             live,
-                                            KeyOrder.keys(List.of(ValueType.of(Kind.BIGINT))),
+                                            io.deltalite.flink.internal.merge.value.RowOrder.of(
+                                                    harness.table().schema(), List.of()),
                                             options.readBatchSize()));
                     long cpu = THREADS.getCurrentThreadCpuTime() - start;
                     long wall = System.nanoTime() - wallStart;

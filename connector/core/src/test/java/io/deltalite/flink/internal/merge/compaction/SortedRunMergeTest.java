@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.deltalite.flink.internal.merge.commit.TestDefinitions;
 import io.deltalite.flink.internal.merge.options.CompactionOptions;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
-import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.table.BatchStream;
 import io.deltalite.flink.internal.merge.table.RowBatch;
 import io.deltalite.flink.internal.merge.value.DataFile;
-import io.deltalite.flink.internal.merge.value.KeyOrder;
 import io.deltalite.flink.testing.DefaultPathsStore;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
@@ -68,7 +66,8 @@ class SortedRunMergeTest {
                     new SortedRunMerge(
                             sparse,
                             files,
-                            KeyOrder.keys(List.of(ValueType.of(ValueType.Kind.BIGINT))),
+                            io.deltalite.flink.internal.merge.value.RowOrder.of(
+                                    harness.table().schema(), List.of()),
                             options.readBatchSize())) {
                 while (merge.hasNext()) {
                     RowBatch batch = merge.next();
