@@ -297,10 +297,7 @@ public final class PartitionKeyIndex {
                         keyTypes,
                         (high, low, positions, count) -> {
                             synchronized (locations) {
-                                for (int i = 0; i < count; i++) {
-                                    locations.add(
-                                            high[i], low[i], KeyLocations.pack(id, positions[i]));
-                                }
+                                locations.addAll(high, low, positions, count, id);
                                 indexedLocations += count;
                             }
                             added[0] += count;

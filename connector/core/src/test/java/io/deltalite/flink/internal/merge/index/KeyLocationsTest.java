@@ -85,7 +85,23 @@ class KeyLocationsTest {
             KeyIdentity key = keys.get(random.nextInt(keys.size()));
             long location = KeyLocations.pack(random.nextInt(5), random.nextInt(3));
             int operation = random.nextInt(10);
-            if (operation < 6) {
+            if (operation == 5) {
+                // A block of one file's rows, as an index build adds them.
+                int count = 1 + random.nextInt(40);
+                int file = random.nextInt(5);
+                long[] high = new long[count + 3];
+                long[] low = new long[count + 3];
+                long[] positions = new long[count + 3];
+                for (int i = 0; i < count; i++) {
+                    KeyIdentity row = keys.get(random.nextInt(keys.size()));
+                    high[i] = row.high();
+                    low[i] = row.low();
+                    positions[i] = random.nextInt(3);
+                    model.computeIfAbsent(row, unused -> new LinkedHashSet<>())
+                            .add(KeyLocations.pack(file, positions[i]));
+                }
+                table.addAll(high, low, positions, count, file);
+            } else if (operation < 6) {
                 table.add(key, location);
                 model.computeIfAbsent(key, unused -> new LinkedHashSet<>()).add(location);
             } else if (operation < 9) {
