@@ -433,19 +433,12 @@ public final class PartitionMerger {
         if (options.keyIndex().validate()) {
             Set<RowKey> probed = probedKeysHeldBy(files, keys);
             if (!probed.equals(held)) {
-                throw new io.deltalite.flink.exceptions.DeltaLiteException(
-                        "The key index of partition "
-                                + partition.describe(schema.partitionColumns())
-                                + " of the Delta table at "
-                                + location
-                                + " disagrees with the table's files (key-index.validate) on"
-                                + " which keys of key-only deletes the partition holds: the files"
-                                + " hold "
+                throw indexDisagreement(
+                        partition,
+                        "keys of key-only deletes the files hold: "
                                 + probed.stream().limit(5).toList()
-                                + ", the index located "
-                                + held.stream().limit(5).toList()
-                                + ". Nothing of this checkpoint was committed. Report this as a"
-                                + " bug; set key-index = off to write without the index.");
+                                + "; keys the index located: "
+                                + held.stream().limit(5).toList());
             }
         }
         return held;
@@ -904,13 +897,9 @@ public final class PartitionMerger {
         missed.removeAll(fromIndex);
         Set<String> wrong = new java.util.TreeSet<>(fromIndex);
         wrong.removeAll(fromFiles);
-        throw new io.deltalite.flink.exceptions.DeltaLiteException(
-                "The key index of partition "
-                        + partition.describe(schema.partitionColumns())
-                        + " of the Delta table at "
-                        + location
-                        + " disagrees with the table's files (key-index.validate): rows the files"
-                        + " hold but the index missed: "
+        throw indexDisagreement(
+                partition,
+                "rows the files hold but the index missed: "
                         + missed.stream().limit(5).toList()
                         + "; rows the index located that hold no changed key: "
                         + wrong.stream().limit(5).toList()
@@ -919,7 +908,22 @@ public final class PartitionMerger {
                                 .limit(5)
                                 .map(key -> key.describe(schema.matchKey()))
                                 .toList()
-                        + ")"
+                        + ")");
+    }
+
+    /**
+     * The error of {@code key-index.validate}: the index of {@code partition} disagrees with the
+     * files, as {@code difference} says.
+     */
+    private io.deltalite.flink.exceptions.DeltaLiteException indexDisagreement(
+            PartitionValues partition, String difference) {
+        return new io.deltalite.flink.exceptions.DeltaLiteException(
+                "The key index of partition "
+                        + partition.describe(schema.partitionColumns())
+                        + " of the Delta table at "
+                        + location
+                        + " disagrees with the table's files (key-index.validate): "
+                        + difference
                         + ". Nothing of this checkpoint was written from the index. This is a bug"
                         + " in deltalite: set key-index = off to write on, and report it with this"
                         + " message.");

@@ -1,5 +1,10 @@
 package io.deltalite.flink.internal.merge.commit;
 
+import static io.deltalite.flink.testing.WriterCheckpoints.JOB;
+import static io.deltalite.flink.testing.WriterCheckpoints.checkpoint;
+import static io.deltalite.flink.testing.WriterCheckpoints.committer;
+import static io.deltalite.flink.testing.WriterCheckpoints.ordersByDay;
+import static io.deltalite.flink.testing.WriterCheckpoints.prepare;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -40,7 +45,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * so the committer, which sees every writer's results, fails the commit rather than leave the row.
  */
 class KeyOnlyDeletesAcrossWritersTest {
-    private static final String JOB = "job";
 
     /** Flink's key groups of two writers distributed by key, and of one writer before a rescale. */
     private static final KeyGroups ALL = new KeyGroups("0000000a", 0, 127, 128);
@@ -48,19 +52,6 @@ class KeyOnlyDeletesAcrossWritersTest {
     private static final KeyGroups LOWER = new KeyGroups("0000000a", 0, 63, 128);
 
     @TempDir Path dir;
-
-    private static TableDefinition orders(WriteMode mode) {
-        return new TableDefinition(
-                List.of(
-                        new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                        new ValueType.Field("day", ValueType.of(Kind.STRING), true),
-                        new ValueType.Field("amount", ValueType.of(Kind.INT), true)),
-                List.of("id"),
-                List.of("day"),
-                Map.of(
-                        "delta.enableDeletionVectors",
-                        Boolean.toString(mode == WriteMode.DELETION_VECTORS)));
-    }
 
     @ParameterizedTest
     @EnumSource(
@@ -520,7 +511,7 @@ class KeyOnlyDeletesAcrossWritersTest {
     }
 
     private DeltaTable open(WriteMode mode, MergeOptions options) {
-        return DeltaTable.open(dir.toString(), Map.of(), options, orders(mode), true);
+        return DeltaTable.open(dir.toString(), Map.of(), options, ordersByDay(mode), true);
     }
 
     /** A writer of whole partitions, subtask {@code subtask} of three (distribution partition). */
@@ -531,20 +522,5 @@ class KeyOnlyDeletesAcrossWritersTest {
     private static MergeWriter sharingWriter(
             DeltaTable table, MergeOptions options, int subtask, KeyGroups keys) {
         return new MergeWriter(table, options, JOB, subtask, 2, 1, null, WriterShare.keysIn(keys));
-    }
-
-    private static List<PartitionWriteResult> prepare(MergeWriter writer, long checkpointId) {
-        List<PartitionWriteResult> results = writer.prepare();
-        writer.prepared(checkpointId);
-        return results;
-    }
-
-    private static CheckpointCommitter committer(DeltaTable table, MergeOptions options) {
-        return new CheckpointCommitter(
-                table, new PartitionMerger(table, options, null), options, JOB, 0);
-    }
-
-    private static CheckpointResults checkpoint(long id, List<PartitionWriteResult> results) {
-        return new CheckpointResults(JOB, id, results);
     }
 }

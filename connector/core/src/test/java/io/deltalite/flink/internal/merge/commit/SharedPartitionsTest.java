@@ -1,5 +1,9 @@
 package io.deltalite.flink.internal.merge.commit;
 
+import static io.deltalite.flink.testing.WriterCheckpoints.JOB;
+import static io.deltalite.flink.testing.WriterCheckpoints.checkpoint;
+import static io.deltalite.flink.testing.WriterCheckpoints.committer;
+import static io.deltalite.flink.testing.WriterCheckpoints.prepare;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,7 +13,6 @@ import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.result.CheckpointResults;
 import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.result.WriterShare;
-import io.deltalite.flink.internal.merge.rewrite.PartitionMerger;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.value.KeyGroups;
 import io.deltalite.flink.internal.merge.writer.MergeWriter;
@@ -30,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the union of theirs — or merges the partition again when they cannot compose.
  */
 class SharedPartitionsTest {
-    private static final String JOB = "job";
 
     private static final TableDefinition ITEMS =
             new TableDefinition(
@@ -266,20 +268,5 @@ class SharedPartitionsTest {
     private static MergeWriter writer(
             DeltaTable table, MergeOptions options, int subtask, KeyGroups keys) {
         return new MergeWriter(table, options, JOB, subtask, 2, 1, null, WriterShare.keysIn(keys));
-    }
-
-    private static List<PartitionWriteResult> prepare(MergeWriter writer, long checkpointId) {
-        List<PartitionWriteResult> results = writer.prepare();
-        writer.prepared(checkpointId);
-        return results;
-    }
-
-    private static CheckpointCommitter committer(DeltaTable table, MergeOptions options) {
-        return new CheckpointCommitter(
-                table, new PartitionMerger(table, options, null), options, JOB, 0);
-    }
-
-    private static CheckpointResults checkpoint(long id, List<PartitionWriteResult> results) {
-        return new CheckpointResults(JOB, id, results);
     }
 }

@@ -1,5 +1,10 @@
 package io.deltalite.flink.internal.merge.writer;
 
+import static io.deltalite.flink.testing.WriterCheckpoints.JOB;
+import static io.deltalite.flink.testing.WriterCheckpoints.checkpoint;
+import static io.deltalite.flink.testing.WriterCheckpoints.committer;
+import static io.deltalite.flink.testing.WriterCheckpoints.ordersByDay;
+import static io.deltalite.flink.testing.WriterCheckpoints.prepare;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,9 +18,6 @@ import io.deltalite.flink.internal.merge.result.CheckpointResults;
 import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.result.WriterShare;
 import io.deltalite.flink.internal.merge.rewrite.PartitionMerger;
-import io.deltalite.flink.internal.merge.schema.TableDefinition;
-import io.deltalite.flink.internal.merge.schema.ValueType;
-import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
 import io.deltalite.flink.internal.merge.value.KeyGroups;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.Rows;
@@ -36,7 +38,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * written again after its delete keeps only the new row.
  */
 class KeyOnlyDeletesUnderKeyDistributionTest {
-    private static final String JOB = "job";
 
     /** Every key group of a sink distributed by key. */
     private static final KeyGroups ALL = new KeyGroups("0000000a", 0, 127, 128);
@@ -45,19 +46,6 @@ class KeyOnlyDeletesUnderKeyDistributionTest {
     private static final KeyGroups LOWER = new KeyGroups("0000000a", 0, 63, 128);
 
     @TempDir Path dir;
-
-    private static TableDefinition orders(WriteMode mode) {
-        return new TableDefinition(
-                List.of(
-                        new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                        new ValueType.Field("day", ValueType.of(Kind.STRING), true),
-                        new ValueType.Field("amount", ValueType.of(Kind.INT), true)),
-                List.of("id"),
-                List.of("day"),
-                Map.of(
-                        "delta.enableDeletionVectors",
-                        Boolean.toString(mode == WriteMode.DELETION_VECTORS)));
-    }
 
     @ParameterizedTest
     @EnumSource(
@@ -468,25 +456,10 @@ class KeyOnlyDeletesUnderKeyDistributionTest {
     }
 
     private DeltaTable open(WriteMode mode, MergeOptions options) {
-        return DeltaTable.open(dir.toString(), Map.of(), options, orders(mode), true);
+        return DeltaTable.open(dir.toString(), Map.of(), options, ordersByDay(mode), true);
     }
 
     private static MergeWriter writer(DeltaTable table, MergeOptions options, KeyGroups keys) {
         return new MergeWriter(table, options, JOB, 0, 2, 1, null, WriterShare.keysIn(keys));
-    }
-
-    private static List<PartitionWriteResult> prepare(MergeWriter writer, long checkpointId) {
-        List<PartitionWriteResult> results = writer.prepare();
-        writer.prepared(checkpointId);
-        return results;
-    }
-
-    private static CheckpointCommitter committer(DeltaTable table, MergeOptions options) {
-        return new CheckpointCommitter(
-                table, new PartitionMerger(table, options, null), options, JOB, 0);
-    }
-
-    private static CheckpointResults checkpoint(long id, List<PartitionWriteResult> results) {
-        return new CheckpointResults(JOB, id, results);
     }
 }
