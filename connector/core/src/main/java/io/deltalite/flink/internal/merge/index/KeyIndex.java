@@ -210,8 +210,8 @@ public final class KeyIndex {
             }
             long needed =
                     index == null
-                            ? estimatedBytes(null, liveFiles)
-                            : estimatedBytes(index, filesNotHeld(index, liveFiles));
+                            ? estimatedBytes(rows)
+                            : index.memoryBytes() + estimatedBytes(rowsNotHeld(index, liveFiles));
             if (!charge(partition, needed, use == Use.MERGE)) {
                 if (ahead) {
                     refuseAhead(partition);
@@ -418,46 +418,23 @@ public final class KeyIndex {
         }
     }
 
-    /** The files of {@code liveFiles} that {@code index} has not read yet. */
-    private static List<DataFile> filesNotHeld(PartitionKeyIndex index, List<DataFile> liveFiles) {
-        List<DataFile> notHeld = new ArrayList<>();
+    /** Rows of {@code liveFiles} that {@code index} has not read yet, as {@link #follow} counts. */
+    private static long rowsNotHeld(PartitionKeyIndex index, List<DataFile> liveFiles) {
+        long rows = 0;
         for (DataFile file : liveFiles) {
             if (!index.holds(file.path())) {
-                notHeld.add(file);
+                rows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
             }
         }
-        return notHeld;
+        return rows;
     }
 
     /**
-     * The most bytes the index {@code index} of a partition (null: none yet) takes while it reads
-     * {@code files}, charged before it grows. Its table is reserved for every row the files count
-     * ({@code numRecords}), and the new arrays are allocated while the old ones are still held: the
-     * bytes it holds plus the new table, if the table must grow at all. A file without a count is
-     * taken to hold a row per 8 bytes (never fewer rows than it holds), and its rows may grow the
-     * table again as they come, by doubling, the old arrays held a moment beside the new ones: then
-     * half a table more is charged. Each file adds its bookkeeping. (The side map of keys with
-     * several rows is charged once the index holds it.)
+     * The most bytes {@code rows} keys may take while the index grows (its old and new arrays are
+     * both held for a moment), to refuse a partition up front.
      */
-    private long estimatedBytes(PartitionKeyIndex index, List<DataFile> files) {
-        long rows = 0;
-        boolean counted = true;
-        for (DataFile file : files) {
-            if (file.numRecords() >= 0) {
-                rows += file.numRecords();
-            } else {
-                rows += file.sizeBytes() / 8 + 1;
-                counted = false;
-            }
-        }
-        boolean wide = !KeyIdentity.isIntegral(keyTypes);
-        long held = index == null ? 0 : index.memoryBytes();
-        long table =
-                index == null
-                        ? KeyLocations.bytesFor(rows, wide)
-                        : KeyLocations.bytesFor(index.keys() + rows, wide);
-        long reserved = index == null ? table : index.bytesToReserve(rows);
-        return held + reserved + (counted ? 0 : table / 2) + 128L * files.size();
+    private long estimatedBytes(long rows) {
+        return rows * (KeyIdentity.isIntegral(keyTypes) ? 48 : 72);
     }
 
     /** What the index holds and has done, for metrics and logs. */

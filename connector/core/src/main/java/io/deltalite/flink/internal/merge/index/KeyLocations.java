@@ -106,36 +106,13 @@ final class KeyLocations {
      * that adding them does not rehash the table at each doubling. Never shrinks it.
      */
     void reserve(long keys) {
-        long capacity = capacityFor(keys, slots.length);
-        if (capacity > slots.length) {
-            allocate((int) capacity);
-        }
-    }
-
-    /**
-     * The bytes of the arrays of a table that {@link #reserve reserved} room for {@code keys} keys
-     * from its smallest size: what an index of that many keys holds (the side map of keys in
-     * several rows aside).
-     */
-    static long bytesFor(long keys, boolean wide) {
-        return (wide ? 24L : 16L) * capacityFor(keys, MIN_CAPACITY);
-    }
-
-    /**
-     * The bytes of the arrays {@link #reserve reserve}{@code (size() + more)} would allocate (while
-     * the current ones are still held), or 0 when the table already has room.
-     */
-    long bytesToReserve(long more) {
-        long capacity = capacityFor(size + more, slots.length);
-        return capacity > slots.length ? (wide ? 24L : 16L) * capacity : 0;
-    }
-
-    /** The capacity a table of {@code capacity} slots grows to for {@code keys} keys. */
-    private static long capacityFor(long keys, long capacity) {
+        long capacity = slots.length;
         while (keys * 4 > capacity * 3 && capacity < (1 << 30)) {
             capacity *= 2;
         }
-        return capacity;
+        if (capacity > slots.length) {
+            allocate((int) capacity);
+        }
     }
 
     /** Records that a row of {@code key} is at {@code location}; nothing if it is known. */

@@ -242,13 +242,6 @@ public final class PartitionKeyIndex {
         return locations.size();
     }
 
-    /** See {@link KeyLocations#bytesToReserve}. */
-    long bytesToReserve(long moreKeys) {
-        synchronized (locations) {
-            return locations.bytesToReserve(moreKeys);
-        }
-    }
-
     /** Bytes held: the locations, the files, and the deletion vectors read and kept. */
     long memoryBytes() {
         long vectors = 0;

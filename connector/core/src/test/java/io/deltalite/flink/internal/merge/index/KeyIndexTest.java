@@ -227,14 +227,10 @@ class KeyIndexTest {
                         List.of("day"),
                         Map.of());
         int rows = 1_000;
-        // Room for one partition's index (the table reserved for its keys, and a margin for its
-        // files), not two.
+        // Room for one partition's index (about 48 bytes a row while it is built), not two.
         MergeOptions tight =
                 MergeOptions.DEFAULTS.withKeyIndex(
-                        new KeyIndexOptions(
-                                KeyIndexMode.ON,
-                                KeyLocations.bytesFor(rows, false) * 3 / 2,
-                                false));
+                        new KeyIndexOptions(KeyIndexMode.ON, 80L * rows, false));
         try (UpsertHarness writer = UpsertHarness.open(location(), byDay, tight)) {
             for (String day : List.of("a", "b")) {
                 for (long id = 0; id < rows; id++) {
@@ -260,35 +256,6 @@ class KeyIndexTest {
                     .filteredOn(row -> "merge 5".equals(row[2]))
                     .singleElement()
                     .satisfies(row -> assertThat(row[1]).isEqualTo("b"));
-        }
-    }
-
-    /**
-     * The budget is charged the table a build reserves for the partition's keys (about 21 to 43
-     * bytes a key, by how full the table ends), not a flat 48 bytes a key: a partition whose table
-     * fits is indexed even where 48 bytes a key would not fit.
-     */
-    @Test
-    void aPartitionWhoseReservedTableFitsTheBudgetIsIndexed() {
-        int rows = 3_000; // 4,096 slots, three quarters full: 64 KiB, under 22 bytes a key
-        long budget = KeyLocations.bytesFor(rows, false) + 16 * 1024;
-        assertThat(budget).as("the budget, below 48 bytes a key").isLessThan(48L * rows);
-        MergeOptions options =
-                MergeOptions.DEFAULTS.withKeyIndex(
-                        new KeyIndexOptions(KeyIndexMode.ON, budget, true));
-        try (UpsertHarness writer =
-                UpsertHarness.open(location(), items(WriteMode.DELETION_VECTORS), options)) {
-            for (long id = 0; id < rows; id++) {
-                writer.upsert(id, "initial");
-            }
-            writer.commit();
-            writer.upsert(7L, "changed");
-            writer.commit();
-            KeyIndex.Stats stats = writer.writer().keyIndex().stats();
-            assertThat(stats.partitions()).isEqualTo(1);
-            assertThat(stats.keys()).isEqualTo(rows);
-            assertThat(stats.fallbacks()).isZero();
-            assertThat(stats.memoryBytes()).isLessThanOrEqualTo(budget);
         }
     }
 
