@@ -80,6 +80,13 @@ public final class KeyIndex {
      */
     private final java.util.Set<PartitionValues> refusedAhead = new java.util.HashSet<>();
 
+    /**
+     * Partitions whose index is being brought to its files right now (read, its table reserved):
+     * never dropped to make room for another partition meanwhile, since their arrays stay alive
+     * until the read ends and dropping them would only stop counting them.
+     */
+    private final java.util.Set<PartitionValues> following = new java.util.HashSet<>();
+
     /** In order of last use, least recent first. */
     private final LinkedHashMap<PartitionValues, PartitionKeyIndex> partitions =
             new LinkedHashMap<>(16, 0.75f, true);
@@ -248,12 +255,16 @@ public final class KeyIndex {
                     refusedAhead.remove(partition);
                 }
             }
+            following.add(partition);
         }
         long start = System.nanoTime();
         PartitionKeyIndex.Followed followed = null;
         try {
             followed = index.follow(liveFiles);
         } finally {
+            synchronized (this) {
+                following.remove(partition);
+            }
             if (followed == null) {
                 // Half followed is unknown, whatever was thrown (an Error too): forget the
                 // partition; its next merge builds it anew (with auto: it was merged before).
@@ -359,7 +370,9 @@ public final class KeyIndex {
             PartitionValues victim = null;
             while (leastRecent.hasNext() && victim == null) {
                 PartitionValues next = leastRecent.next();
-                if (!next.equals(partition) && partitions.containsKey(next)) {
+                if (!next.equals(partition)
+                        && partitions.containsKey(next)
+                        && !following.contains(next)) {
                     victim = next;
                 }
             }

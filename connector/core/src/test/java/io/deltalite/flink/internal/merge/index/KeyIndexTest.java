@@ -259,6 +259,93 @@ class KeyIndexTest {
         }
     }
 
+    /**
+     * Room for one partition's index: a partition whose index is being read while another partition
+     * is charged is not dropped to make room (its arrays stay alive until its read ends, and
+     * dropping it would only stop counting them); the other partition is merged without an index.
+     * Once the read ended, the other may take its place.
+     */
+    @Test
+    void aPartitionWhoseIndexIsBeingReadIsNotDroppedForAnother() throws Exception {
+        TableDefinition byDay =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                                new ValueType.Field("day", ValueType.of(Kind.STRING), true),
+                                new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                        List.of("id"),
+                        List.of("day"),
+                        Map.of());
+        int rows = 1_000;
+        try (UpsertHarness writer = UpsertHarness.open(location(), byDay, MergeOptions.DEFAULTS)) {
+            for (String day : List.of("a", "b")) {
+                for (long id = 0; id < rows; id++) {
+                    writer.upsert(id, day, "initial");
+                }
+            }
+            writer.commit();
+            PartitionValues a = new PartitionValues(java.util.Arrays.asList((Object) "a"));
+            PartitionValues b = new PartitionValues(java.util.Arrays.asList((Object) "b"));
+            Map<PartitionValues, List<io.deltalite.flink.internal.merge.value.DataFile>> live =
+                    writer.table().latestSnapshot().allLiveFiles();
+            java.util.concurrent.CountDownLatch reading =
+                    new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release =
+                    new java.util.concurrent.CountDownLatch(1);
+            io.deltalite.flink.internal.merge.table.DataFileStore blocking =
+                    new io.deltalite.flink.testing.DefaultPathsStore(writer.table().files()) {
+                        @Override
+                        public long readKeyIdentities(
+                                io.deltalite.flink.internal.merge.value.DataFile file,
+                                List<ValueType> keyTypes,
+                                io.deltalite.flink.internal.merge.table.KeyIdentitySink sink) {
+                            if (live.get(a).contains(file)) {
+                                reading.countDown();
+                                try {
+                                    release.await();
+                                } catch (InterruptedException e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            }
+                            return super.readKeyIdentities(file, keyTypes, sink);
+                        }
+                    };
+            // Room for one partition's index (48 bytes a row charged while it is read), not two.
+            KeyIndex index =
+                    new KeyIndex(
+                            blocking,
+                            new io.deltalite.flink.internal.merge.probe.ParallelFileWork(null),
+                            writer.table().schema().matchKeyTypes(),
+                            new KeyIndexOptions(KeyIndexMode.ON, 80L * rows, false),
+                            true,
+                            location());
+            java.util.concurrent.ExecutorService reader =
+                    java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                java.util.concurrent.Future<PartitionKeyIndex> first =
+                        reader.submit(() -> index.follow(a, live.get(a)));
+                reading.await();
+
+                assertThat(index.follow(b, live.get(b)))
+                        .as("b's index while a's is being read")
+                        .isNull();
+                release.countDown();
+                assertThat(first.get()).as("a's index").isNotNull();
+                assertThat(index.stats().partitions()).isEqualTo(1);
+                assertThat(index.stats().fallbacks()).isEqualTo(1);
+
+                assertThat(index.follow(b, live.get(b)))
+                        .as("b's index once a's read ended")
+                        .isNotNull();
+                assertThat(index.stats().partitions()).isEqualTo(1);
+            } finally {
+                release.countDown();
+                reader.shutdownNow();
+                index.close();
+            }
+        }
+    }
+
     private UpsertHarness open(WriteMode mode) {
         return UpsertHarness.open(location(), items(mode), indexed(mode));
     }
