@@ -15,9 +15,10 @@ import java.util.function.LongUnaryOperator;
  * the second half of its 128-bit identity. A key's home slot comes from a hash keyed with a secret
  * drawn per JVM, as non-integral identities are, so ids cannot be chosen to pile up in one run.
  *
- * <p>A key normally has one row. A table may hold duplicates (written by another engine), and for a
- * moment a key has its old row and its new one (until the old one is found deleted): then the slot
- * says {@link #MULTIPLE} and the locations are kept aside in a small map.
+ * <p>A key normally has one row. A table may hold duplicates (written by another engine), and a key
+ * may have its old row and its new one where the old one is not known deleted yet: then the slot
+ * says {@link #MULTIPLE} and the locations are kept aside in a small map. A block of new rows
+ * ({@link #addAll}) replaces a key's one location that is known dead instead.
  *
  * <p>Not thread-safe: one partition's index is used by one merge at a time.
  */
@@ -134,11 +135,19 @@ final class KeyLocations {
     /**
      * As {@link #add(long, long, long)} for the first {@code count} rows of a block of one file:
      * row {@code i}'s identity {@code (high[i], low[i])} (low 0 for an integral key), its location
-     * {@code pack(fileId, positions[i])}. A table of millions of keys is far larger than the CPU's
-     * caches, and nearly every add misses; reading the home slots of a group of keys before
-     * inserting them lets the misses overlap.
+     * {@code pack(fileId, positions[i])}; a key's one known location that {@code dead} says holds
+     * no live row any more (its file left, or its vector deletes it) is replaced by the new one
+     * instead of kept beside it. A table of millions of keys is far larger than the CPU's caches,
+     * and nearly every add misses; reading the home slots of a group of keys before inserting them
+     * lets the misses overlap.
      */
-    void addAll(long[] high, long[] low, long[] positions, int count, int fileId) {
+    void addAll(
+            long[] high,
+            long[] low,
+            long[] positions,
+            int count,
+            int fileId,
+            java.util.function.LongPredicate dead) {
         for (int start = 0; start < count; start += GROUP) {
             int n = Math.min(GROUP, count - start);
             while ((size + n) * 4L > slots.length * 3L) {
@@ -156,7 +165,8 @@ final class KeyLocations {
                         find(groupHomes[i], high[start + i], low[start + i]),
                         high[start + i],
                         low[start + i],
-                        pack(fileId, positions[start + i]));
+                        pack(fileId, positions[start + i]),
+                        dead);
             }
         }
     }
@@ -166,13 +176,20 @@ final class KeyLocations {
         if ((size + 1) * 4L > slots.length * 3L) {
             allocate(slots.length * 2);
         }
-        addAt(find(keyHigh, keyLow), keyHigh, keyLow, location);
+        addAt(find(keyHigh, keyLow), keyHigh, keyLow, location, unused -> false);
     }
 
     /**
      * Adds {@code location} for the key at {@code slot}, the key's slot or the empty one it takes.
+     * A key's one known location that {@code dead} says no longer holds a live row is replaced
+     * rather than kept beside the new one.
      */
-    private void addAt(int slot, long keyHigh, long keyLow, long location) {
+    private void addAt(
+            int slot,
+            long keyHigh,
+            long keyLow,
+            long location,
+            java.util.function.LongPredicate dead) {
         long present = slots[slot];
         if (present == 0) {
             high[slot] = keyHigh;
@@ -186,6 +203,8 @@ final class KeyLocations {
             multipleBytes -= all.bytes();
             all.add(location);
             multipleBytes += all.bytes();
+        } else if (present - 1 != location && dead.test(present - 1)) {
+            slots[slot] = location + 1;
         } else if (present - 1 != location) {
             LocationSet both = new LocationSet();
             both.add(present - 1);

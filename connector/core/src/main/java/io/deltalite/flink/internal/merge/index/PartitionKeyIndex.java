@@ -297,7 +297,7 @@ public final class PartitionKeyIndex {
                         keyTypes,
                         (high, low, positions, count) -> {
                             synchronized (locations) {
-                                locations.addAll(high, low, positions, count, id);
+                                locations.addAll(high, low, positions, count, id, this::isDead);
                                 indexedLocations += count;
                             }
                             added[0] += count;
@@ -305,6 +305,24 @@ public final class PartitionKeyIndex {
         file.physicalRows = rows;
         file.locations = added[0];
         return rows;
+    }
+
+    /**
+     * Whether {@code location} is known to hold no live row: its file left the index, or the
+     * deletion vector the index read for the file's current listing deletes it. A file whose vector
+     * the index has not read counts as live. A vector that later deletes less makes the file be
+     * read again ({@link #follow}), so a location given up for a dead one comes back then.
+     */
+    private boolean isDead(long location) {
+        int id = KeyLocations.fileOf(location);
+        IndexedFile file = id < filesById.size() ? filesById.get(id) : null;
+        if (file == null) {
+            return true;
+        }
+        if (!file.listing.hasDeletionVector()) {
+            return false;
+        }
+        return file.vector != null && file.vector.contains(KeyLocations.positionOf(location));
     }
 
     private static final class Hits {

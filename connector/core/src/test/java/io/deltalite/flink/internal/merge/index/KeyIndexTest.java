@@ -346,6 +346,47 @@ class KeyIndexTest {
         }
     }
 
+    /**
+     * A row replaced by its update leaves its old location behind: in deletion-vector mode the old
+     * row is marked deleted, copy-on-write rewrites its file. The index then keeps the key's one
+     * live location, not both (a key with several locations costs a hundred bytes more).
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void anUpdatedKeyKeepsOneLocationInTheIndex(WriteMode mode) {
+        int rows = 1_000;
+        MergeOptions options =
+                indexed(mode).withKeyIndex(new KeyIndexOptions(KeyIndexMode.ON, 64L << 20, true));
+        try (UpsertHarness writer = UpsertHarness.open(location(), items(mode), options)) {
+            for (long id = 0; id < rows; id++) {
+                writer.upsert(id, "initial");
+            }
+            writer.commit();
+            writer.upsert(0L, "first change");
+            writer.commit();
+            long before = writer.writer().keyIndex().stats().memoryBytes();
+
+            for (int round = 0; round < 3; round++) {
+                for (long id = round; id < rows; id += 2) {
+                    writer.upsert(id, "round " + round);
+                }
+                writer.commit();
+            }
+            writer.upsert(1L, "last");
+            writer.commit();
+
+            KeyIndex.Stats stats = writer.writer().keyIndex().stats();
+            assertThat(stats.keys()).isEqualTo(rows);
+            // A key kept in the side map costs more than 64 bytes; a grown table 16 a slot.
+            assertThat(stats.memoryBytes() - before)
+                    .as("bytes the index grew by, over 1,500 updated rows")
+                    .isLessThan(64L * 1_500);
+            assertThat(writer.read()).hasSize(rows);
+        }
+    }
+
     private UpsertHarness open(WriteMode mode) {
         return UpsertHarness.open(location(), items(mode), indexed(mode));
     }

@@ -100,7 +100,7 @@ class KeyLocationsTest {
                     model.computeIfAbsent(row, unused -> new LinkedHashSet<>())
                             .add(KeyLocations.pack(file, positions[i]));
                 }
-                table.addAll(high, low, positions, count, file);
+                table.addAll(high, low, positions, count, file, unused -> false);
             } else if (operation < 6) {
                 table.add(key, location);
                 model.computeIfAbsent(key, unused -> new LinkedHashSet<>()).add(location);
@@ -234,6 +234,38 @@ class KeyLocationsTest {
                 .containsExactly(KeyLocations.pack(1, 4242));
         reserved.reserve(10);
         assertThat(reserved.memoryBytes()).as("never shrinks").isEqualTo(reservedBytes);
+    }
+
+    /**
+     * A block of new rows replaces a key's one location that is known dead (its file left, or its
+     * vector deletes the row) instead of keeping both; a live one is kept beside the new one.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aBlockReplacesAKeysOneDeadLocation(boolean wide) {
+        KeyLocations table = new KeyLocations(wide);
+        long low = wide ? 99 : 0;
+        table.addAll(new long[] {1, 2}, new long[] {low, low}, new long[] {5, 6}, 2, 0, x -> false);
+        long before = table.memoryBytes();
+
+        table.addAll(
+                new long[] {1, 2},
+                new long[] {low, low},
+                new long[] {0, 1},
+                2,
+                3,
+                location ->
+                        KeyLocations.fileOf(location) == 0
+                                && KeyLocations.positionOf(location) == 5);
+
+        assertThat(table.get(new KeyIdentity(1, low)))
+                .as("a dead location replaced")
+                .containsExactly(KeyLocations.pack(3, 0));
+        assertThat(table.get(new KeyIdentity(2, low)))
+                .as("a live one kept beside the new one")
+                .containsExactlyInAnyOrder(KeyLocations.pack(0, 6), KeyLocations.pack(3, 1));
+        assertThat(table.size()).isEqualTo(2);
+        assertThat(table.memoryBytes() - before).as("one key in the side map").isPositive();
     }
 
     @Test
