@@ -122,6 +122,31 @@ final class KeyLocations {
     }
 
     /**
+     * Which locations hold no live row any more ({@link #addAll} replaces a key's one such location
+     * with its new one), told of each replaced location.
+     */
+    interface Liveness {
+        /** Every location live: nothing is replaced. */
+        Liveness ALL_LIVE =
+                new Liveness() {
+                    @Override
+                    public boolean isDead(long location) {
+                        return false;
+                    }
+
+                    @Override
+                    public void replaced(long location) {}
+                };
+
+        boolean isDead(long location);
+
+        /**
+         * {@code location}, dead, was replaced by a key's new location: the table holds it no more.
+         */
+        void replaced(long location);
+    }
+
+    /**
      * Keys added at once by {@link #addAll}: their home slots are read first, so that the cache
      * misses of a group overlap instead of following one another.
      */
@@ -141,13 +166,7 @@ final class KeyLocations {
      * and nearly every add misses; reading the home slots of a group of keys before inserting them
      * lets the misses overlap.
      */
-    void addAll(
-            long[] high,
-            long[] low,
-            long[] positions,
-            int count,
-            int fileId,
-            java.util.function.LongPredicate dead) {
+    void addAll(long[] high, long[] low, long[] positions, int count, int fileId, Liveness dead) {
         for (int start = 0; start < count; start += GROUP) {
             int n = Math.min(GROUP, count - start);
             while ((size + n) * 4L > slots.length * 3L) {
@@ -176,7 +195,7 @@ final class KeyLocations {
         if ((size + 1) * 4L > slots.length * 3L) {
             allocate(slots.length * 2);
         }
-        addAt(find(keyHigh, keyLow), keyHigh, keyLow, location, unused -> false);
+        addAt(find(keyHigh, keyLow), keyHigh, keyLow, location, Liveness.ALL_LIVE);
     }
 
     /**
@@ -184,12 +203,7 @@ final class KeyLocations {
      * A key's one known location that {@code dead} says no longer holds a live row is replaced
      * rather than kept beside the new one.
      */
-    private void addAt(
-            int slot,
-            long keyHigh,
-            long keyLow,
-            long location,
-            java.util.function.LongPredicate dead) {
+    private void addAt(int slot, long keyHigh, long keyLow, long location, Liveness dead) {
         long present = slots[slot];
         if (present == 0) {
             high[slot] = keyHigh;
@@ -203,8 +217,9 @@ final class KeyLocations {
             multipleBytes -= all.bytes();
             all.add(location);
             multipleBytes += all.bytes();
-        } else if (present - 1 != location && dead.test(present - 1)) {
+        } else if (present - 1 != location && dead.isDead(present - 1)) {
             slots[slot] = location + 1;
+            dead.replaced(present - 1);
         } else if (present - 1 != location) {
             LocationSet both = new LocationSet();
             both.add(present - 1);

@@ -217,7 +217,7 @@ public final class PartitionKeyIndex {
             List<RowKey> liveKeys = new ArrayList<>(hits.count);
             int live = 0;
             for (int i = 0; i < hits.count; i++) {
-                // A deleted row stays indexed: a vector that shrinks later (a restore) revives it.
+                // A deleted row stays indexed until a new row of its key replaces it (see isDead).
                 if (!vector.contains(hits.positions[i])) {
                     positions[live++] = hits.positions[i];
                     liveKeys.add(hits.keys.get(i));
@@ -284,10 +284,10 @@ public final class PartitionKeyIndex {
     }
 
     /**
-     * Adds the keys and positions of every row of one file — deleted ones too, so that a vector
-     * that later deletes less brings them back without a read; returns the rows read. The store
-     * hands the keys over a block at a time, so reading holds one block per file being read, never
-     * a whole file's keys.
+     * Adds the keys and positions of every row of one file — deleted ones too — replacing a key's
+     * one location that is known dead ({@link #isDead}); returns the rows read. The store hands the
+     * keys over a block at a time, so reading holds one block per file being read, never a whole
+     * file's keys.
      */
     private long readKeys(IndexedFile file, int id) {
         long[] added = {0};
@@ -297,7 +297,7 @@ public final class PartitionKeyIndex {
                         keyTypes,
                         (high, low, positions, count) -> {
                             synchronized (locations) {
-                                locations.addAll(high, low, positions, count, id, this::isDead);
+                                locations.addAll(high, low, positions, count, id, liveness);
                                 indexedLocations += count;
                             }
                             added[0] += count;
@@ -308,10 +308,38 @@ public final class PartitionKeyIndex {
     }
 
     /**
+     * Which locations hold no live row ({@link #isDead}); one replaced by a key's new location is
+     * no longer counted (called under the lock of {@link #locations}).
+     */
+    private final KeyLocations.Liveness liveness =
+            new KeyLocations.Liveness() {
+                @Override
+                public boolean isDead(long location) {
+                    return PartitionKeyIndex.this.isDead(location);
+                }
+
+                @Override
+                public void replaced(long location) {
+                    int id = KeyLocations.fileOf(location);
+                    IndexedFile file = id < filesById.size() ? filesById.get(id) : null;
+                    if (file == null) {
+                        locationsOfLeftFiles--;
+                    } else {
+                        file.locations--;
+                    }
+                    indexedLocations--;
+                }
+            };
+
+    /**
      * Whether {@code location} is known to hold no live row: its file left the index, or the
      * deletion vector the index read for the file's current listing deletes it. A file whose vector
-     * the index has not read counts as live. A vector that later deletes less makes the file be
-     * read again ({@link #follow}), so a location given up for a dead one comes back then.
+     * the index has not read counts as live.
+     *
+     * <p>A location given up for a dead one comes back only by reading its file again: {@link
+     * #follow} reads again every file whose vector deletes less than the one the index read, or
+     * cannot be read (a restore). That must stay so: keeping such a file and only taking its
+     * smaller vector would leave the revived row without a location.
      */
     private boolean isDead(long location) {
         int id = KeyLocations.fileOf(location);

@@ -81,14 +81,17 @@ class KeyLocationsTest {
             long high = random.nextInt(4) == 0 ? 0 : random.nextLong();
             keys.add(new KeyIdentity(high, wide ? random.nextLong() : 0));
         }
+        long[] replaced = {0};
+        long[] replacedInModel = {0};
         for (int step = 0; step < 200_000; step++) {
             KeyIdentity key = keys.get(random.nextInt(keys.size()));
             long location = KeyLocations.pack(random.nextInt(5), random.nextInt(3));
             int operation = random.nextInt(10);
             if (operation == 5) {
-                // A block of one file's rows, as an index build adds them.
+                // A block of one file's rows, as an index build adds them; a key's one location
+                // in a file taken for dead (file 4, here) is replaced.
                 int count = 1 + random.nextInt(40);
-                int file = random.nextInt(5);
+                int file = random.nextInt(4);
                 long[] high = new long[count + 3];
                 long[] low = new long[count + 3];
                 long[] positions = new long[count + 3];
@@ -97,10 +100,34 @@ class KeyLocationsTest {
                     high[i] = row.high();
                     low[i] = row.low();
                     positions[i] = random.nextInt(3);
-                    model.computeIfAbsent(row, unused -> new LinkedHashSet<>())
-                            .add(KeyLocations.pack(file, positions[i]));
+                    long packed = KeyLocations.pack(file, positions[i]);
+                    Set<Long> known = model.computeIfAbsent(row, unused -> new LinkedHashSet<>());
+                    if (known.size() == 1
+                            && !known.contains(packed)
+                            && KeyLocations.fileOf(known.iterator().next()) == 4) {
+                        replacedInModel[0]++;
+                        known.clear();
+                    }
+                    known.add(packed);
                 }
-                table.addAll(high, low, positions, count, file, unused -> false);
+                table.addAll(
+                        high,
+                        low,
+                        positions,
+                        count,
+                        file,
+                        new KeyLocations.Liveness() {
+                            @Override
+                            public boolean isDead(long location) {
+                                return KeyLocations.fileOf(location) == 4;
+                            }
+
+                            @Override
+                            public void replaced(long location) {
+                                replaced[0]++;
+                            }
+                        });
+                assertThat(replaced[0]).as("locations replaced").isEqualTo(replacedInModel[0]);
             } else if (operation < 6) {
                 table.add(key, location);
                 model.computeIfAbsent(key, unused -> new LinkedHashSet<>()).add(location);
@@ -163,6 +190,7 @@ class KeyLocationsTest {
             }
         }
         assertAgrees(table, model, keys);
+        assertThat(replaced[0]).as("dead locations replaced").isPositive();
     }
 
     @Test
@@ -245,7 +273,13 @@ class KeyLocationsTest {
     void aBlockReplacesAKeysOneDeadLocation(boolean wide) {
         KeyLocations table = new KeyLocations(wide);
         long low = wide ? 99 : 0;
-        table.addAll(new long[] {1, 2}, new long[] {low, low}, new long[] {5, 6}, 2, 0, x -> false);
+        table.addAll(
+                new long[] {1, 2},
+                new long[] {low, low},
+                new long[] {5, 6},
+                2,
+                0,
+                KeyLocations.Liveness.ALL_LIVE);
         long before = table.memoryBytes();
 
         table.addAll(
@@ -254,9 +288,16 @@ class KeyLocationsTest {
                 new long[] {0, 1},
                 2,
                 3,
-                location ->
-                        KeyLocations.fileOf(location) == 0
-                                && KeyLocations.positionOf(location) == 5);
+                new KeyLocations.Liveness() {
+                    @Override
+                    public boolean isDead(long location) {
+                        return KeyLocations.fileOf(location) == 0
+                                && KeyLocations.positionOf(location) == 5;
+                    }
+
+                    @Override
+                    public void replaced(long location) {}
+                });
 
         assertThat(table.get(new KeyIdentity(1, low)))
                 .as("a dead location replaced")
