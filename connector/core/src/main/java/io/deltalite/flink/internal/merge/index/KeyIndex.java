@@ -464,9 +464,14 @@ public final class KeyIndex {
     public synchronized Stats stats() {
         long keys = 0;
         long bytes = 0;
-        for (PartitionKeyIndex index : partitions.values()) {
-            keys += index.keys();
-            bytes += index.memoryBytes();
+        for (Map.Entry<PartitionValues, PartitionKeyIndex> entry : partitions.entrySet()) {
+            keys += entry.getValue().keys();
+            // An index being read on another thread changes its files meanwhile: what it is
+            // charged stands for its bytes (metrics read this from the reporter's thread).
+            bytes +=
+                    following.contains(entry.getKey())
+                            ? charged.getOrDefault(entry.getKey(), 0L)
+                            : entry.getValue().memoryBytes();
         }
         return new Stats(
                 partitions.size(),
