@@ -18,7 +18,7 @@ import java.util.function.LongUnaryOperator;
  * <p>A key normally has one row. A table may hold duplicates (written by another engine), and a key
  * may have its old row and its new one where the old one is not known deleted yet: then the slot
  * says {@link #MULTIPLE} and the locations are kept aside in a small map. A block of new rows
- * ({@link #addAll}) replaces a key's one location that is known dead instead.
+ * ({@link #addAll}) drops a key's locations that are known dead instead.
  *
  * <p>Not thread-safe: one partition's index is used by one merge at a time.
  */
@@ -160,11 +160,11 @@ final class KeyLocations {
     /**
      * As {@link #add(long, long, long)} for the first {@code count} rows of a block of one file:
      * row {@code i}'s identity {@code (high[i], low[i])} (low 0 for an integral key), its location
-     * {@code pack(fileId, positions[i])}; a key's one known location that {@code dead} says holds
-     * no live row any more (its file left, or its vector deletes it) is replaced by the new one
-     * instead of kept beside it. A table of millions of keys is far larger than the CPU's caches,
-     * and nearly every add misses; reading the home slots of a group of keys before inserting them
-     * lets the misses overlap.
+     * {@code pack(fileId, positions[i])}; a key's known locations that {@code dead} says hold no
+     * live row any more (their file left, or its vector deletes them) are dropped instead of kept
+     * beside the new one. A table of millions of keys is far larger than the CPU's caches, and
+     * nearly every add misses; reading the home slots of a group of keys before inserting them lets
+     * the misses overlap.
      */
     void addAll(long[] high, long[] low, long[] positions, int count, int fileId, Liveness dead) {
         for (int start = 0; start < count; start += GROUP) {
@@ -200,8 +200,8 @@ final class KeyLocations {
 
     /**
      * Adds {@code location} for the key at {@code slot}, the key's slot or the empty one it takes.
-     * A key's one known location that {@code dead} says no longer holds a live row is replaced
-     * rather than kept beside the new one.
+     * The key's known locations that {@code dead} says no longer hold a live row are dropped rather
+     * than kept beside the new one.
      */
     private void addAt(int slot, long keyHigh, long keyLow, long location, Liveness dead) {
         long present = slots[slot];
@@ -213,10 +213,24 @@ final class KeyLocations {
             slots[slot] = location + 1;
             size++;
         } else if (present == MULTIPLE) {
-            LocationSet all = multiple.get(new KeyIdentity(keyHigh, wide ? keyLow : 0));
+            KeyIdentity identity = new KeyIdentity(keyHigh, wide ? keyLow : 0);
+            LocationSet all = multiple.get(identity);
             multipleBytes -= all.bytes();
+            if (dead != Liveness.ALL_LIVE) {
+                for (long known : all.toArray()) {
+                    if (known != location && dead.isDead(known)) {
+                        all.remove(known);
+                        dead.replaced(known);
+                    }
+                }
+            }
             all.add(location);
-            multipleBytes += all.bytes();
+            if (all.size() == 1) {
+                multiple.remove(identity);
+                slots[slot] = all.toArray()[0] + 1;
+            } else {
+                multipleBytes += all.bytes();
+            }
         } else if (present - 1 != location && dead.isDead(present - 1)) {
             slots[slot] = location + 1;
             dead.replaced(present - 1);
