@@ -122,8 +122,8 @@ final class KeyLocations {
     }
 
     /**
-     * Which locations hold no live row any more ({@link #addAll} replaces a key's one such location
-     * with its new one), told of each replaced location.
+     * Which locations hold no live row any more ({@link #addAll} drops a key's such locations when
+     * it adds a new one), told of each location dropped.
      */
     interface Liveness {
         /** Every location live: nothing is replaced. */

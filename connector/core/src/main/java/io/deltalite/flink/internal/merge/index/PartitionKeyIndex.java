@@ -284,8 +284,8 @@ public final class PartitionKeyIndex {
     }
 
     /**
-     * Adds the keys and positions of every row of one file — deleted ones too — replacing a key's
-     * one location that is known dead ({@link #isDead}); returns the rows read. The store hands the
+     * Adds the keys and positions of every row of one file — deleted ones too — dropping a key's
+     * locations that are known dead ({@link #isDead}); returns the rows read. The store hands the
      * keys over a block at a time, so reading holds one block per file being read, never a whole
      * file's keys.
      */
