@@ -34,7 +34,7 @@ class BatchShapeParityTest {
     @TempDir Path dir;
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("empty batches")
     void emptyBatchesMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -50,6 +50,7 @@ class BatchShapeParityTest {
     }
 
     @Test
+    @HandWrittenScenario("empty batches")
     void emptyBatchesMatchMergeAndCommitNothingOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("empty batches", dir, ORDERS)) {
             assertThat(run.apply(List.of()).status())
@@ -68,7 +69,7 @@ class BatchShapeParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("replacing every row")
     void replacingEveryRowMatchesMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -91,6 +92,7 @@ class BatchShapeParityTest {
     }
 
     @Test
+    @HandWrittenScenario("replacing every row")
     void replacingEveryRowMatchesMergeOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("every row replaced", dir, ORDERS)) {
             run.apply(
@@ -115,7 +117,7 @@ class BatchShapeParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("batches spanning many row groups")
     void batchesSpanningManyRowGroupsMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -135,6 +137,7 @@ class BatchShapeParityTest {
     }
 
     @Test
+    @HandWrittenScenario("batches spanning many row groups")
     void batchesSpanningManyRowGroupsMatchMergeOnHandWrittenBatches() {
         try (DifferentialRun run =
                 DifferentialRun.start("many row groups", dir, ORDERS, SMALL_ROW_GROUPS)) {

@@ -7,11 +7,13 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Marks a parity scenario of generated batches. Each run of the suite runs half of a class's
- * generated scenarios, a sample drawn from the run's seed ({@link ParitySample}); every scenario of
- * hand-written batches runs in every run. {@code -Dparity.all=true} runs them all.
+ * Marks a parity scenario of generated batches, and names its topic: the scenarios of one topic
+ * (this one and a {@link HandWrittenScenario}) take turns between builds ({@link ScenarioSample}).
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
-@ExtendWith(GeneratedScenarioSample.class)
-@interface GeneratedScenario {}
+@ExtendWith(ScenarioSample.class)
+@interface GeneratedScenario {
+    /** What the scenario checks, the same words as its hand-written twin's. */
+    String value();
+}

@@ -40,7 +40,7 @@ class KeyParityTest {
     @TempDir Path dir;
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("composite keys")
     void compositeKeysMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -56,6 +56,7 @@ class KeyParityTest {
     }
 
     @Test
+    @HandWrittenScenario("composite keys")
     void compositeKeysMatchMergeOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("composite keys", dir, COMPOSITE)) {
             run.apply(
@@ -80,7 +81,7 @@ class KeyParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("null keys")
     void nullKeysMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -95,6 +96,7 @@ class KeyParityTest {
     }
 
     @Test
+    @HandWrittenScenario("null keys")
     void nullKeysMatchMergeOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("null keys", dir, COMPOSITE)) {
             run.apply(
@@ -120,7 +122,7 @@ class KeyParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("last change of a key in a batch")
     void lastChangeOfAKeyInABatchWinsLikeMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -143,6 +145,7 @@ class KeyParityTest {
     }
 
     @Test
+    @HandWrittenScenario("last change of a key in a batch")
     void lastChangeOfAKeyInABatchWinsLikeMergeOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("last change wins", dir, ORDERS)) {
             run.apply(
@@ -170,7 +173,7 @@ class KeyParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("deletes of missing keys")
     void deletesOfMissingKeysMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -192,6 +195,7 @@ class KeyParityTest {
     }
 
     @Test
+    @HandWrittenScenario("deletes of missing keys")
     void deletesOfMissingKeysMatchMergeOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("deletes of missing keys", dir, ORDERS)) {
             CommitOutcome onEmptyTable =
@@ -220,6 +224,7 @@ class KeyParityTest {
 
     /** (Negative zero is another key for deltalite, see MergeDivergenceTest.) */
     @Test
+    @HandWrittenScenario("floating point keys")
     void floatingPointKeysMatchMergeOnHandWrittenBatches() {
         TableDefinition measures =
                 ParityTables.table(

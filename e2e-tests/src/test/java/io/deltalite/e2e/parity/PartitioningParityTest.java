@@ -44,7 +44,7 @@ class PartitioningParityTest {
     @TempDir Path dir;
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("partitioned table")
     void partitionedTableMatchesMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -60,7 +60,7 @@ class PartitioningParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("column mapped table")
     void columnMappedTableMatchesMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -76,6 +76,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @HandWrittenScenario("partitioned table")
     void partitionedTableMatchesMergeOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("partitioned", dir, PARTITIONED)) {
             run.apply(
@@ -102,7 +103,7 @@ class PartitioningParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("unpartitioned table")
     void unpartitionedTableMatchesMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -118,6 +119,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @HandWrittenScenario("unpartitioned table")
     void unpartitionedTableMatchesMergeOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("unpartitioned", dir, UNPARTITIONED)) {
             run.apply(
@@ -136,7 +138,7 @@ class PartitioningParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("keys changing partition")
     void keysChangingPartitionMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -152,6 +154,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @HandWrittenScenario("keys changing partition")
     void keysChangingPartitionMatchMergeOnHandWrittenBatches() {
         try (DifferentialRun run =
                 DifferentialRun.start("keys changing partition", dir, PARTITIONED)) {
@@ -183,7 +186,7 @@ class PartitioningParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("new partitions")
     void newPartitionsMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -211,6 +214,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @HandWrittenScenario("new partitions")
     void newPartitionsMatchMergeOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("new partitions", dir, PARTITIONED)) {
             run.apply(List.of(upsert(1L, "d1", 10, "a"), upsert(2L, "d1", 20, "b")));
@@ -228,7 +232,7 @@ class PartitioningParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("many partitions")
     void manyPartitionsMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -244,6 +248,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @HandWrittenScenario("many partitions")
     void manyPartitionsMatchMergeOnHandWrittenBatches() {
         try (DifferentialRun run = DifferentialRun.start("many partitions", dir, PARTITIONED)) {
             List<Change> first = new ArrayList<>();
@@ -269,7 +274,7 @@ class PartitioningParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("hostile partition values")
     void hostilePartitionValuesMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -285,6 +290,7 @@ class PartitioningParityTest {
     }
 
     @Test
+    @HandWrittenScenario("hostile partition values")
     void hostilePartitionValuesMatchMergeOnHandWrittenBatches() {
         try (DifferentialRun run =
                 DifferentialRun.start("hostile partition values", dir, PARTITIONED)) {

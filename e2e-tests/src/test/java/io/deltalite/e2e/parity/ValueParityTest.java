@@ -76,7 +76,7 @@ class ValueParityTest {
     @TempDir Path dir;
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("wide decimals")
     void wideDecimalsMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -103,6 +103,7 @@ class ValueParityTest {
     }
 
     @Test
+    @HandWrittenScenario("wide decimals")
     void wideDecimalsMatchMergeOnHandWrittenBatches() {
         BigDecimal smallestRatio = BigDecimal.ONE.movePointLeft(38);
         BigDecimal largestRatio = BigDecimal.ONE.subtract(smallestRatio);
@@ -139,7 +140,7 @@ class ValueParityTest {
     }
 
     @Test
-    @GeneratedScenario
+    @GeneratedScenario("nested values")
     void nestedValuesMatchMergeOnGeneratedBatches() {
         ChangeGenerator generator =
                 new ChangeGenerator(
@@ -163,6 +164,7 @@ class ValueParityTest {
     }
 
     @Test
+    @HandWrittenScenario("nested values")
     void nestedValuesMatchMergeOnHandWrittenBatches() {
         Object[] info = {"ann", 7, List.of("x", "y")};
         Object[] structOfNulls = {null, null, null};

@@ -7,12 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.deltalite.flink.internal.faults.FaultInjection;
 import io.deltalite.flink.internal.faults.FaultInjection.Point;
 import io.deltalite.flink.internal.merge.changes.BufferBudget;
+import io.deltalite.flink.testing.BuildSample;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -57,16 +60,23 @@ class DeltaLiteFailureITCase {
         return Stream.of(Point.values()).filter(point -> point != Point.WRITER_START);
     }
 
+    /**
+     * Every point fails in every build, each with one of three scripts: hot keys in either write
+     * mode, or wide keys; which point runs which script rotates with the build's sample ({@link
+     * BuildSample}; {@code -Dtests.all=true} runs all twelve).
+     */
     static Stream<Arguments> pointsAndModes() {
-        Stream<Arguments> hot =
-                Stream.of(WriteMode.AUTO, WriteMode.COPY_ON_WRITE)
-                        .flatMap(
-                                mode ->
-                                        checkpointPoints()
-                                                .map(point -> Arguments.of(point, mode, HOT_KEYS)));
-        Stream<Arguments> wide =
-                checkpointPoints().map(point -> Arguments.of(point, WriteMode.AUTO, WIDE_KEYS));
-        return Stream.concat(hot, wide);
+        List<Object[]> scripts =
+                List.of(
+                        new Object[] {WriteMode.AUTO, HOT_KEYS},
+                        new Object[] {WriteMode.COPY_ON_WRITE, HOT_KEYS},
+                        new Object[] {WriteMode.AUTO, WIDE_KEYS});
+        return BuildSample.eachWithOneOf(
+                "DeltaLiteFailureITCase.pointsAndModes",
+                checkpointPoints().collect(Collectors.toList()),
+                scripts,
+                (point, script) -> Arguments.of(point, script[0], script[1]))
+                .stream();
     }
 
     @ParameterizedTest(name = "failure at {0}, write mode {1}, {2} keys")

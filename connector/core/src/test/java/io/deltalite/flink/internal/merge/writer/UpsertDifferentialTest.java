@@ -10,6 +10,7 @@ import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
 import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.BuildSample;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Path;
@@ -67,16 +68,32 @@ class UpsertDifferentialTest {
         SEQUENTIAL
     }
 
+    /**
+     * Each write mode with each key distribution, on a partitioned or an unpartitioned table: which
+     * of the two rotates with the build's sample ({@link BuildSample}; {@code -Dtests.all=true}
+     * runs all sixteen sequences). A sequence's seed depends only on its three parameters (1000 to
+     * 1015).
+     */
     static Stream<Arguments> sequences() {
-        List<Arguments> arguments = new ArrayList<>();
+        List<Object[]> modesAndDistributions = new ArrayList<>();
         long seed = 1000;
         for (WriteMode mode : List.of(WriteMode.COPY_ON_WRITE, WriteMode.DELETION_VECTORS)) {
             for (KeyDistribution distribution : KeyDistribution.values()) {
-                arguments.add(Arguments.of(mode, distribution, true, seed++));
-                arguments.add(Arguments.of(mode, distribution, false, seed++));
+                modesAndDistributions.add(new Object[] {mode, distribution, seed});
+                seed += 2;
             }
         }
-        return arguments.stream();
+        return BuildSample.eachWithOneOf(
+                "UpsertDifferentialTest.sequences",
+                modesAndDistributions,
+                List.of(true, false),
+                (sequence, partitioned) ->
+                        Arguments.of(
+                                sequence[0],
+                                sequence[1],
+                                partitioned,
+                                (long) sequence[2] + (partitioned ? 0 : 1)))
+                .stream();
     }
 
     @ParameterizedTest(name = "{0}, {1}, partitioned={2}, seed={3}")
