@@ -15,10 +15,10 @@ import org.apache.flink.table.types.logical.RowType;
  * Maps Flink logical types onto Delta's. {@code TIMESTAMP} (without time zone) becomes Delta's
  * {@code timestamp_ntz}; {@code TIMESTAMP_LTZ} becomes Delta's {@code timestamp}.
  */
-final class FlinkTypes {
+public final class FlinkTypes {
     private FlinkTypes() {}
 
-    static List<ValueType.Field> toFields(RowType rowType) {
+    public static List<ValueType.Field> toFields(RowType rowType) {
         return toFields(rowType, "");
     }
 

@@ -361,6 +361,8 @@ public final class DeltaTable implements MergeTable {
             Engine engine,
             Configuration hadoopConf,
             TableDefinition definition) {
+        SchemaChange committed = null;
+        long committedVersion = -1;
         for (int attempt = 1; ; attempt++) {
             TableSchema current = schemaOf(snapshot, definition, location);
             SchemaChange change =
@@ -368,6 +370,19 @@ public final class DeltaTable implements MergeTable {
                             current, definition.columns(), definition.schemaEvolution(), location);
             if (change.isEmpty()) {
                 return snapshot;
+            }
+            if (change.equals(committed)) {
+                // Never commit the same change again and again: the version did not make it.
+                throw new DeltaLiteSchemaMismatchException(
+                        "Version "
+                                + committedVersion
+                                + " of the Delta table at "
+                                + location
+                                + " was committed to "
+                                + change
+                                + ", but the table read again still lacks it. Nothing of the job"
+                                + " was written; change the table's schema yourself (for example"
+                                + " with Spark's ALTER TABLE) and start the job again.");
             }
             // Only a change after which the input fits: a column that cannot be written anyway
             // (a narrowed type, say) must not leave columns added behind it.
@@ -390,6 +405,8 @@ public final class DeltaTable implements MergeTable {
                         version,
                         definition.schemaEvolution(),
                         change);
+                committed = change;
+                committedVersion = version;
             } catch (DeltaLiteSchemaMismatchException | DeltaLiteUnsupportedTableException e) {
                 throw e; // the sink's own refusal, made before the commit
             } catch (RuntimeException e) {

@@ -274,6 +274,15 @@ final class SchemaChangeCommit {
                                     .withTypeChanges(changes);
                 }
             }
+            if (change.relaxed().contains(changed.getName()) && !changed.isNullable()) {
+                changed =
+                        new StructField(
+                                        changed.getName(),
+                                        changed.getDataType(),
+                                        true,
+                                        changed.getMetadata())
+                                .withTypeChanges(changed.getTypeChanges());
+            }
             fields.add(changed);
         }
         for (ValueType.Field added : change.added()) {

@@ -22,12 +22,15 @@ import java.util.Map;
  * @param widened the table columns (by their names after the renames) whose type becomes the
  *     input's
  * @param dropped the table columns (by their names after the renames) to drop
+ * @param relaxed the NOT NULL table columns (by their names after the renames) that become nullable
+ *     ({@link SchemaEvolutionPolicy#relaxesNotNull()})
  */
 public record SchemaChange(
         List<Rename> renamed,
         List<ValueType.Field> added,
         List<Widening> widened,
-        List<String> dropped) {
+        List<String> dropped,
+        List<String> relaxed) {
 
     /** A table column named {@code from} that is named {@code to} from now on. */
     public record Rename(String from, String to) {
@@ -50,6 +53,16 @@ public record SchemaChange(
         added = List.copyOf(added);
         widened = List.copyOf(widened);
         dropped = List.copyOf(dropped);
+        relaxed = List.copyOf(relaxed);
+    }
+
+    /** A change that relaxes no NOT NULL column. */
+    public SchemaChange(
+            List<Rename> renamed,
+            List<ValueType.Field> added,
+            List<Widening> widened,
+            List<String> dropped) {
+        this(renamed, added, widened, dropped, List.of());
     }
 
     /** No change. */
@@ -114,6 +127,19 @@ public record SchemaChange(
                 widened.add(new Widening(column.name(), column.type(), field.type()));
             }
         }
+        List<String> relaxed = new ArrayList<>();
+        if (policy.relaxesNotNull()) {
+            for (ValueType.Field column : table.columns()) {
+                int source = InputProjection.indexOf(input, column.name());
+                if (!column.nullable()
+                        && source >= 0
+                        && input.get(source).nullable()
+                        && !containsIgnoringCase(table.primaryKey(), column.name())
+                        && !containsIgnoringCase(table.partitionColumns(), column.name())) {
+                    relaxed.add(column.name());
+                }
+            }
+        }
         List<String> dropped = new ArrayList<>();
         if (policy.dropsColumns()) {
             for (ValueType.Field column : table.columns()) {
@@ -125,7 +151,7 @@ public record SchemaChange(
                 }
             }
         }
-        return new SchemaChange(renamed, added, widened, dropped);
+        return new SchemaChange(renamed, added, widened, dropped, relaxed);
     }
 
     /**
@@ -290,12 +316,16 @@ public record SchemaChange(
     }
 
     public boolean isEmpty() {
-        return renamed.isEmpty() && added.isEmpty() && widened.isEmpty() && dropped.isEmpty();
+        return renamed.isEmpty()
+                && added.isEmpty()
+                && widened.isEmpty()
+                && dropped.isEmpty()
+                && relaxed.isEmpty();
     }
 
     /**
-     * {@code table} with this change: columns renamed, widened columns retyped, dropped columns
-     * removed, added columns appended.
+     * {@code table} with this change: columns renamed, widened columns retyped, relaxed columns
+     * nullable, dropped columns removed, added columns appended.
      */
     public TableSchema applyTo(TableSchema table) {
         List<ValueType.Field> columns = new ArrayList<>();
@@ -309,7 +339,11 @@ public record SchemaChange(
                     type = widening.to();
                 }
             }
-            columns.add(new ValueType.Field(column.name(), type, column.nullable()));
+            columns.add(
+                    new ValueType.Field(
+                            column.name(),
+                            type,
+                            column.nullable() || relaxed.contains(column.name())));
         }
         columns.addAll(added);
         return new TableSchema(columns, table.primaryKey(), table.partitionColumns());
@@ -329,6 +363,9 @@ public record SchemaChange(
         }
         if (!widened.isEmpty()) {
             parts.add("widen " + widened);
+        }
+        if (!relaxed.isEmpty()) {
+            parts.add("make nullable " + relaxed);
         }
         return parts.isEmpty() ? "no change" : String.join("; ", parts);
     }

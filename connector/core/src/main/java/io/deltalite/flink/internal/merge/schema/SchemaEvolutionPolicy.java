@@ -20,10 +20,23 @@ import java.util.Set;
  *     swaps: the order of a map's entries is not kept everywhere)
  * @param dropsColumns whether a table column the input lacks is dropped from the table's schema
  *     instead of being written as null (never a primary-key or partition column)
+ * @param relaxesNotNull whether a NOT NULL table column the input declares nullable becomes
+ *     nullable (never a primary-key or partition column). Only where the source says so: a Flink
+ *     CDC pipeline's schema change. A job's input, whose types are nullable unless declared
+ *     otherwise, never relaxes a table's constraint; rows with nulls fail there instead.
  */
 public record SchemaEvolutionPolicy(
-        SchemaEvolution mode, Map<String, String> renames, boolean dropsColumns)
+        SchemaEvolution mode,
+        Map<String, String> renames,
+        boolean dropsColumns,
+        boolean relaxesNotNull)
         implements Serializable {
+
+    /** A policy that keeps NOT NULL columns so. */
+    public SchemaEvolutionPolicy(
+            SchemaEvolution mode, Map<String, String> renames, boolean dropsColumns) {
+        this(mode, renames, dropsColumns, false);
+    }
 
     /** The table's schema is kept: the input must fit it. */
     public static final SchemaEvolutionPolicy NONE =
@@ -83,7 +96,12 @@ public record SchemaEvolutionPolicy(
 
     /** This policy with {@code mode}. */
     public SchemaEvolutionPolicy withMode(SchemaEvolution mode) {
-        return new SchemaEvolutionPolicy(mode, renames, dropsColumns);
+        return new SchemaEvolutionPolicy(mode, renames, dropsColumns, relaxesNotNull);
+    }
+
+    /** This policy, relaxing NOT NULL columns the input declares nullable. */
+    public SchemaEvolutionPolicy relaxingNotNull() {
+        return new SchemaEvolutionPolicy(mode, renames, dropsColumns, true);
     }
 
     @Override
@@ -94,6 +112,9 @@ public record SchemaEvolutionPolicy(
         }
         if (dropsColumns) {
             text.append(", drops columns the input lacks");
+        }
+        if (relaxesNotNull) {
+            text.append(", relaxes NOT NULL where the input is nullable");
         }
         return text.toString();
     }

@@ -1,0 +1,339 @@
+package io.deltalite.flink.cdc.internal;
+
+import io.deltalite.flink.exceptions.DeltaLiteException;
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.SchemaEvolutionPolicy;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.TableSchema;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.storage.StorageSettings;
+import io.deltalite.flink.sink.SchemaEvolution;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.flink.cdc.common.event.AddColumnEvent;
+import org.apache.flink.cdc.common.event.AlterColumnTypeEvent;
+import org.apache.flink.cdc.common.event.CreateTableEvent;
+import org.apache.flink.cdc.common.event.DropColumnEvent;
+import org.apache.flink.cdc.common.event.RenameColumnEvent;
+import org.apache.flink.cdc.common.event.SchemaChangeEvent;
+import org.apache.flink.cdc.common.event.SchemaChangeEventType;
+import org.apache.flink.cdc.common.event.TableId;
+import org.apache.flink.cdc.common.exceptions.SchemaEvolveException;
+import org.apache.flink.cdc.common.exceptions.UnsupportedSchemaChangeEventException;
+import org.apache.flink.cdc.common.schema.Schema;
+import org.apache.flink.cdc.common.sink.MetadataApplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates the Delta tables of a Flink CDC pipeline and changes their schemas, on the JobManager,
+ * after every sink subtask flushed (the framework's protocol, {@code ../shared/CDC-PIPELINE.md}).
+ *
+ * <p>Every event is applied by opening the table with the schema the event leads to, through the
+ * same path a starting sink takes ({@link DeltaTable#open}): the table's schema changes only as
+ * that path allows (nullable columns added, types widened, NOT NULL relaxed; with column mapping
+ * also renames and drops), in one Delta version, or not at all. So an event applied twice — the
+ * framework re-sends schema changes after a failover, and a {@code CreateTableEvent} for a table
+ * that exists — changes nothing the second time: the table already has the schema. What Delta or
+ * deltalite cannot do is refused with a {@link SchemaEvolveException} (an {@link
+ * UnsupportedSchemaChangeEventException} for an event type or a change the table cannot take at
+ * all) that names the table, the column and why; nothing is committed then.
+ *
+ * <p>Columns are added at the end of the table's schema whatever position the event gives: Delta
+ * finds columns by name, so the position only orders {@code SELECT *}.
+ */
+public final class DeltaLiteMetadataApplier implements MetadataApplier {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(DeltaLiteMetadataApplier.class);
+
+    private static final Set<SchemaChangeEventType> SUPPORTED =
+            EnumSet.of(
+                    SchemaChangeEventType.CREATE_TABLE,
+                    SchemaChangeEventType.ADD_COLUMN,
+                    SchemaChangeEventType.ALTER_COLUMN_TYPE,
+                    SchemaChangeEventType.RENAME_COLUMN,
+                    SchemaChangeEventType.DROP_COLUMN);
+
+    private final TableLocations locations;
+    private final StorageSettings storage;
+    private final Map<TableId, List<String>> partitionKeys;
+    private final Map<String, String> tableProperties;
+    private Set<SchemaChangeEventType> accepted = EnumSet.copyOf(SUPPORTED);
+
+    /**
+     * @param partitionKeys the partition columns of tables the pipeline creates, where the table's
+     *     {@code CreateTableEvent} names none (a table that exists keeps its own)
+     * @param tableProperties the Delta table properties of tables the pipeline creates
+     */
+    public DeltaLiteMetadataApplier(
+            TableLocations locations,
+            StorageSettings storage,
+            Map<TableId, List<String>> partitionKeys,
+            Map<String, String> tableProperties) {
+        this.locations = locations;
+        this.storage = storage;
+        this.partitionKeys = Map.copyOf(partitionKeys);
+        this.tableProperties = Map.copyOf(tableProperties);
+    }
+
+    @Override
+    public MetadataApplier setAcceptedSchemaEvolutionTypes(Set<SchemaChangeEventType> types) {
+        accepted =
+                types.isEmpty()
+                        ? EnumSet.noneOf(SchemaChangeEventType.class)
+                        : EnumSet.copyOf(types);
+        return this;
+    }
+
+    @Override
+    public boolean acceptsSchemaEvolutionType(SchemaChangeEventType type) {
+        return accepted.contains(type);
+    }
+
+    @Override
+    public Set<SchemaChangeEventType> getSupportedSchemaEvolutionTypes() {
+        return EnumSet.copyOf(SUPPORTED);
+    }
+
+    @Override
+    public void applySchemaChange(SchemaChangeEvent event) throws SchemaEvolveException {
+        TableId table = event.tableId();
+        String location = locations.of(table);
+        try {
+            if (event instanceof CreateTableEvent create) {
+                create(table, location, create.getSchema());
+            } else if (event instanceof AddColumnEvent add) {
+                addColumns(event, table, location, add);
+            } else if (event instanceof AlterColumnTypeEvent alter) {
+                alterTypes(event, table, location, alter);
+            } else if (event instanceof RenameColumnEvent rename) {
+                rename(event, table, location, rename);
+            } else if (event instanceof DropColumnEvent drop) {
+                drop(event, table, location, drop);
+            } else {
+                throw new UnsupportedSchemaChangeEventException(
+                        event,
+                        "deltalite does not apply "
+                                + event.getType().getTag()
+                                + " to the Delta table of "
+                                + table
+                                + " at "
+                                + location
+                                + ": a pipeline only creates tables and changes their columns."
+                                + " Exclude the event from the sink (exclude.schema.changes) and"
+                                + " truncate or drop the table yourself (for example with Spark).");
+            }
+        } catch (SchemaEvolveException e) {
+            throw e;
+        } catch (DeltaLiteException e) {
+            String message =
+                    "deltalite could not apply "
+                            + event.getType().getTag()
+                            + " to the Delta table of "
+                            + table
+                            + " at "
+                            + location
+                            + ": "
+                            + e.getMessage();
+            if (event instanceof RenameColumnEvent || event instanceof DropColumnEvent) {
+                // Renames and drops need column mapping: without it the table cannot take them.
+                throw new UnsupportedSchemaChangeEventException(event, message, e);
+            }
+            throw new SchemaEvolveException(event, message, e);
+        } catch (RuntimeException e) {
+            throw new SchemaEvolveException(
+                    event,
+                    "deltalite could not apply "
+                            + event.getType().getTag()
+                            + " to the Delta table of "
+                            + table
+                            + " at "
+                            + location
+                            + ": "
+                            + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** Creates the table, or checks that the one there can take the schema. */
+    private void create(TableId table, String location, Schema schema) {
+        List<String> partitions =
+                schema.partitionKeys().isEmpty()
+                        ? partitionKeys.getOrDefault(table, List.of())
+                        : schema.partitionKeys();
+        TableDefinition definition =
+                new TableDefinition(
+                        PipelineSchemas.columns(schema),
+                        schema.primaryKeys(),
+                        partitions,
+                        tableProperties,
+                        SchemaEvolutionPolicy.of(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES));
+        DeltaTable.open(location, storage, MergeOptions.DEFAULTS, definition, true);
+        LOG.info(
+                "The Delta table of {} at {} has the schema of its pipeline table",
+                table,
+                location);
+    }
+
+    private void addColumns(
+            SchemaChangeEvent event, TableId table, String location, AddColumnEvent add) {
+        TableSchema current = existing(event, table, location);
+        List<ValueType.Field> columns = new ArrayList<>(current.columns());
+        for (AddColumnEvent.ColumnWithPosition added : add.getAddedColumns()) {
+            ValueType.Field column = PipelineSchemas.column(added.getAddColumn());
+            Optional<ValueType.Field> there = find(columns, column.name());
+            if (there.isPresent()) {
+                if (!there.get().type().equals(column.type())) {
+                    throw new SchemaEvolveException(
+                            event,
+                            "The Delta table of "
+                                    + table
+                                    + " at "
+                                    + location
+                                    + " already has a column '"
+                                    + there.get().name()
+                                    + "' of type "
+                                    + there.get().type()
+                                    + ", and the event adds it as "
+                                    + column.type()
+                                    + ". Rename one of them in the source or with a transform.");
+                }
+                continue; // added before: the event is applied again
+            }
+            columns.add(column);
+        }
+        evolve(current, columns, Map.of(), false, false, location);
+    }
+
+    private void alterTypes(
+            SchemaChangeEvent event, TableId table, String location, AlterColumnTypeEvent alter) {
+        TableSchema current = existing(event, table, location);
+        List<ValueType.Field> columns = new ArrayList<>(current.columns());
+        alter.getTypeMapping()
+                .forEach(
+                        (name, type) -> {
+                            int index = indexOf(columns, name, event, table, location);
+                            columns.set(
+                                    index, PipelineSchemas.column(columns.get(index).name(), type));
+                        });
+        evolve(current, columns, Map.of(), false, true, location);
+    }
+
+    private void rename(
+            SchemaChangeEvent event, TableId table, String location, RenameColumnEvent rename) {
+        TableSchema current = existing(event, table, location);
+        List<ValueType.Field> columns = new ArrayList<>(current.columns());
+        Map<String, String> renames = new LinkedHashMap<>();
+        rename.getNameMapping()
+                .forEach(
+                        (from, to) -> {
+                            if (find(columns, from).isEmpty() && find(columns, to).isPresent()) {
+                                return; // renamed before: the event is applied again
+                            }
+                            int index = indexOf(columns, from, event, table, location);
+                            ValueType.Field old = columns.get(index);
+                            columns.set(index, new ValueType.Field(to, old.type(), old.nullable()));
+                            renames.put(old.name(), to);
+                        });
+        evolve(current, columns, renames, false, false, location);
+    }
+
+    private void drop(
+            SchemaChangeEvent event, TableId table, String location, DropColumnEvent drop) {
+        TableSchema current = existing(event, table, location);
+        List<ValueType.Field> columns = new ArrayList<>(current.columns());
+        for (String name : drop.getDroppedColumnNames()) {
+            // A column already gone was dropped before: the event is applied again.
+            columns.removeIf(column -> column.name().equalsIgnoreCase(name));
+        }
+        evolve(current, columns, Map.of(), true, false, location);
+    }
+
+    /**
+     * Opens the table with {@code columns}, which changes its schema to them in one version; NOT
+     * NULL is relaxed only where {@code relaxes} (an altered column type that the source declares
+     * nullable: LENIENT's answer to a dropped column).
+     */
+    private void evolve(
+            TableSchema current,
+            List<ValueType.Field> columns,
+            Map<String, String> renames,
+            boolean drops,
+            boolean relaxes,
+            String location) {
+        TableDefinition definition =
+                new TableDefinition(
+                        columns,
+                        current.primaryKey(),
+                        current.partitionColumns(),
+                        Map.of(),
+                        new SchemaEvolutionPolicy(
+                                SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES,
+                                renames,
+                                drops,
+                                relaxes));
+        // Checked as a starting sink's input is (a type the column cannot hold is refused)...
+        DeltaTable.existingSchema(location, storage, definition);
+        // ...and committed as a starting writer commits it: one version, or none if made before.
+        DeltaTable.open(location, storage, MergeOptions.DEFAULTS, definition, false);
+    }
+
+    /** The schema of the table the event changes; refused when there is none. */
+    private TableSchema existing(SchemaChangeEvent event, TableId table, String location) {
+        return DeltaTable.existingSchema(location, storage, TableDefinition.existingTable())
+                .orElseThrow(
+                        () ->
+                                new SchemaEvolveException(
+                                        event,
+                                        "There is no Delta table of "
+                                                + table
+                                                + " at "
+                                                + location
+                                                + " to apply "
+                                                + event.getType().getTag()
+                                                + " to: the pipeline creates it from the table's"
+                                                + " CreateTableEvent, which this sink has not"
+                                                + " received. Was the table deleted while the"
+                                                + " pipeline ran? Restart the pipeline so that it"
+                                                + " creates the table again."));
+    }
+
+    private static Optional<ValueType.Field> find(List<ValueType.Field> columns, String name) {
+        return columns.stream().filter(c -> c.name().equalsIgnoreCase(name)).findFirst();
+    }
+
+    private static int indexOf(
+            List<ValueType.Field> columns,
+            String name,
+            SchemaChangeEvent event,
+            TableId table,
+            String location) {
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).name().equalsIgnoreCase(name)) {
+                return i;
+            }
+        }
+        throw new SchemaEvolveException(
+                event,
+                "The Delta table of "
+                        + table
+                        + " at "
+                        + location
+                        + " has no column '"
+                        + name
+                        + "' (its columns: "
+                        + columns.stream().map(ValueType.Field::name).toList()
+                        + "). Was the table changed outside the pipeline?");
+    }
+
+    @Override
+    public String toString() {
+        return "DeltaLiteMetadataApplier{" + locations + ", " + storage + "}";
+    }
+}

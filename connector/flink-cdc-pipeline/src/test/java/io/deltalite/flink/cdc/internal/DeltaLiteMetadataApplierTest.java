@@ -1,0 +1,311 @@
+package io.deltalite.flink.cdc.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.deltalite.flink.internal.delta.table.DeltaTable;
+import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.TableSchema;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.storage.StorageSettings;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.cdc.common.event.AddColumnEvent;
+import org.apache.flink.cdc.common.event.AlterColumnTypeEvent;
+import org.apache.flink.cdc.common.event.CreateTableEvent;
+import org.apache.flink.cdc.common.event.DropColumnEvent;
+import org.apache.flink.cdc.common.event.DropTableEvent;
+import org.apache.flink.cdc.common.event.RenameColumnEvent;
+import org.apache.flink.cdc.common.event.SchemaChangeEvent;
+import org.apache.flink.cdc.common.event.TableId;
+import org.apache.flink.cdc.common.event.TruncateTableEvent;
+import org.apache.flink.cdc.common.exceptions.SchemaEvolveException;
+import org.apache.flink.cdc.common.exceptions.UnsupportedSchemaChangeEventException;
+import org.apache.flink.cdc.common.schema.Column;
+import org.apache.flink.cdc.common.schema.Schema;
+import org.apache.flink.cdc.common.types.DataTypes;
+import org.assertj.core.api.AbstractStringAssert;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The applier against real Delta tables: what each event leaves, and what it refuses. */
+class DeltaLiteMetadataApplierTest {
+    private static final TableId ORDERS = TableId.tableId("shop", "orders");
+    private static final Schema ORDERS_SCHEMA =
+            Schema.newBuilder()
+                    .physicalColumn("id", DataTypes.BIGINT().notNull())
+                    .physicalColumn("day", DataTypes.STRING())
+                    .physicalColumn("qty", DataTypes.INT().notNull())
+                    .physicalColumn("amount", DataTypes.DECIMAL(10, 2))
+                    .primaryKey("id")
+                    .partitionKey("day")
+                    .build();
+
+    @TempDir Path dir;
+
+    private DeltaLiteMetadataApplier applier(Map<String, String> tableProperties) {
+        return new DeltaLiteMetadataApplier(
+                TableLocations.under(dir.toString()),
+                StorageSettings.of(Map.of()),
+                Map.of(),
+                tableProperties);
+    }
+
+    private String location() {
+        return dir.resolve("shop").resolve("orders").toString();
+    }
+
+    private TableSchema schema() {
+        return DeltaTable.existingSchema(
+                        location(), StorageSettings.of(Map.of()), TableDefinition.existingTable())
+                .orElseThrow();
+    }
+
+    private long version() {
+        return KernelTableReader.latestVersion(location());
+    }
+
+    private ValueType.Field column(String name) {
+        return schema().column(name);
+    }
+
+    /** The refusal {@code apply} throws: its own message, which the framework reports. */
+    private static AbstractStringAssert<?> refusal(
+            ThrowingCallable apply, Class<? extends SchemaEvolveException> type) {
+        Throwable thrown = catchThrowable(apply);
+        assertThat(thrown).isInstanceOf(type);
+        return assertThat(((SchemaEvolveException) thrown).getExceptionMessage());
+    }
+
+    @Test
+    void aCreateTableEventCreatesTheTableWithItsKeyAndPartitionColumns() {
+        applier(Map.of()).applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+
+        TableSchema schema = schema();
+        assertThat(schema.columns())
+                .extracting(ValueType.Field::name)
+                .containsExactly("id", "day", "qty", "amount");
+        assertThat(schema.primaryKey()).containsExactly("id");
+        assertThat(schema.partitionColumns()).containsExactly("day");
+        assertThat(column("amount").type()).isEqualTo(new ValueType.Decimal(10, 2));
+        assertThat(column("qty").nullable()).isFalse();
+    }
+
+    @Test
+    void partitionColumnsComeFromTheSinkWhenTheEventNamesNone() {
+        Schema unpartitioned =
+                Schema.newBuilder()
+                        .physicalColumn("id", DataTypes.BIGINT().notNull())
+                        .physicalColumn("day", DataTypes.STRING())
+                        .primaryKey("id")
+                        .build();
+        new DeltaLiteMetadataApplier(
+                        TableLocations.under(dir.toString()),
+                        StorageSettings.of(Map.of()),
+                        Map.of(ORDERS, List.of("day")),
+                        Map.of())
+                .applySchemaChange(new CreateTableEvent(ORDERS, unpartitioned));
+
+        assertThat(schema().partitionColumns()).containsExactly("day");
+    }
+
+    @Test
+    void aCreateTableEventReSentForTheTableChangesNothing() {
+        DeltaLiteMetadataApplier applier = applier(Map.of());
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        long created = version();
+
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+
+        assertThat(version()).isEqualTo(created);
+    }
+
+    @Test
+    void anAddedColumnIsAddedOnceWhenTheEventComesTwice() {
+        DeltaLiteMetadataApplier applier = applier(Map.of());
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        SchemaChangeEvent add =
+                new AddColumnEvent(
+                        ORDERS,
+                        List.of(
+                                AddColumnEvent.first(
+                                        Column.physicalColumn("note", DataTypes.STRING()))));
+
+        applier.applySchemaChange(add);
+        long added = version();
+        applier.applySchemaChange(add);
+
+        assertThat(schema().columns())
+                .extracting(ValueType.Field::name)
+                .as("added at the end, whatever position the event gives")
+                .containsExactly("id", "day", "qty", "amount", "note");
+        assertThat(version()).isEqualTo(added);
+    }
+
+    @Test
+    void aColumnAddedWithAnotherTypeThanTheTablesIsRefusedNamingIt() {
+        DeltaLiteMetadataApplier applier = applier(Map.of());
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        SchemaChangeEvent add =
+                new AddColumnEvent(
+                        ORDERS,
+                        List.of(
+                                AddColumnEvent.last(
+                                        Column.physicalColumn("QTY", DataTypes.STRING()))));
+
+        refusal(() -> applier.applySchemaChange(add), SchemaEvolveException.class)
+                .contains("shop.orders")
+                .contains(location())
+                .contains(
+                        "already has a column 'qty' of type int, and the event adds it as string");
+    }
+
+    @Test
+    void aTypeIsWidenedAndNotNullRelaxedOnceWhenTheEventComesTwice() {
+        DeltaLiteMetadataApplier applier = applier(Map.of());
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        SchemaChangeEvent widen =
+                new AlterColumnTypeEvent(ORDERS, Map.of("qty", DataTypes.BIGINT()));
+
+        applier.applySchemaChange(widen);
+        long widened = version();
+        applier.applySchemaChange(widen);
+
+        assertThat(column("qty").type()).isEqualTo(ValueType.of(ValueType.Kind.BIGINT));
+        assertThat(column("qty").nullable()).isTrue();
+        assertThat(version()).isEqualTo(widened);
+    }
+
+    @ParameterizedTest(name = "column mapping {0}")
+    @ValueSource(strings = {"none", "name"})
+    void aColumnMadeNullableLikeLenientsDroppedColumnsIsRelaxedButNeverTheKey(String mapping) {
+        DeltaLiteMetadataApplier applier = applier(Map.of("delta.columnMapping.mode", mapping));
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+
+        applier.applySchemaChange(
+                new AlterColumnTypeEvent(
+                        ORDERS, Map.of("qty", DataTypes.INT(), "id", DataTypes.BIGINT())));
+
+        assertThat(column("qty").type()).isEqualTo(ValueType.of(ValueType.Kind.INT));
+        assertThat(column("qty").nullable()).isTrue();
+        assertThat(column("id").nullable()).as("a primary-key column").isFalse();
+    }
+
+    @Test
+    void aTypeTheColumnCannotHoldIsRefusedAndNothingIsCommitted() {
+        DeltaLiteMetadataApplier applier = applier(Map.of());
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        long created = version();
+
+        refusal(
+                        () ->
+                                applier.applySchemaChange(
+                                        new AlterColumnTypeEvent(
+                                                ORDERS, Map.of("amount", DataTypes.STRING()))),
+                        SchemaEvolveException.class)
+                .contains("shop.orders")
+                .contains(location())
+                .contains("amount");
+        assertThat(version()).isEqualTo(created);
+        assertThat(column("amount").type()).isEqualTo(new ValueType.Decimal(10, 2));
+    }
+
+    @Test
+    void withoutColumnMappingRenamesAndDropsAreRefusedAsUnsupported() {
+        DeltaLiteMetadataApplier applier = applier(Map.of());
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        long created = version();
+
+        refusal(
+                        () ->
+                                applier.applySchemaChange(
+                                        new RenameColumnEvent(ORDERS, Map.of("amount", "total"))),
+                        UnsupportedSchemaChangeEventException.class)
+                .contains("shop.orders")
+                .contains("amount -> total")
+                .contains("column mapping");
+        refusal(
+                        () ->
+                                applier.applySchemaChange(
+                                        new DropColumnEvent(ORDERS, List.of("amount"))),
+                        UnsupportedSchemaChangeEventException.class)
+                .contains("drop columns [amount]")
+                .contains("column mapping");
+        assertThat(version()).isEqualTo(created);
+        assertThat(schema().columns()).extracting(ValueType.Field::name).contains("amount");
+    }
+
+    @Test
+    void withColumnMappingRenamesAndDropsApplyOnceWhenTheEventsComeTwice() {
+        DeltaLiteMetadataApplier applier = applier(Map.of("delta.columnMapping.mode", "name"));
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        SchemaChangeEvent rename = new RenameColumnEvent(ORDERS, Map.of("amount", "total"));
+        SchemaChangeEvent drop = new DropColumnEvent(ORDERS, List.of("qty"));
+
+        applier.applySchemaChange(rename);
+        applier.applySchemaChange(drop);
+        long changed = version();
+        applier.applySchemaChange(rename);
+        applier.applySchemaChange(drop);
+
+        assertThat(schema().columns())
+                .extracting(ValueType.Field::name)
+                .containsExactly("id", "day", "total");
+        assertThat(version()).isEqualTo(changed);
+    }
+
+    @Test
+    void aChangeOfATableThatIsNotThereIsRefusedSayingWhatToDo() {
+        SchemaChangeEvent add =
+                new AddColumnEvent(
+                        ORDERS,
+                        List.of(
+                                AddColumnEvent.last(
+                                        Column.physicalColumn("note", DataTypes.STRING()))));
+
+        refusal(() -> applier(Map.of()).applySchemaChange(add), SchemaEvolveException.class)
+                .contains("There is no Delta table of shop.orders")
+                .contains("CreateTableEvent");
+    }
+
+    @Test
+    void truncatingAndDroppingTablesAreRefusedAsUnsupported() {
+        DeltaLiteMetadataApplier applier = applier(Map.of());
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+
+        for (SchemaChangeEvent event :
+                List.of(new TruncateTableEvent(ORDERS), new DropTableEvent(ORDERS))) {
+            refusal(
+                            () -> applier.applySchemaChange(event),
+                            UnsupportedSchemaChangeEventException.class)
+                    .contains(event.getType().getTag())
+                    .contains("exclude.schema.changes");
+        }
+        assertThat(KernelTableReader.readAll(location())).isEmpty();
+        assertThat(applier.getSupportedSchemaEvolutionTypes())
+                .doesNotContain(
+                        org.apache.flink.cdc.common.event.SchemaChangeEventType.TRUNCATE_TABLE,
+                        org.apache.flink.cdc.common.event.SchemaChangeEventType.DROP_TABLE);
+    }
+
+    @Test
+    void tablesLandWhereThePatternSays() {
+        assertThat(TableLocations.under("s3a://lake/cdc/").of(TableId.tableId("shop", "orders")))
+                .isEqualTo("s3a://lake/cdc/shop/orders");
+        assertThat(TableLocations.under("/lake").of(TableId.tableId("orders")))
+                .isEqualTo("/lake/orders");
+        assertThat(
+                        TableLocations.ofPattern("/lake/{namespace}/{schema}_{table}")
+                                .of(TableId.tableId("db", "public", "orders")))
+                .isEqualTo("/lake/db/public_orders");
+        assertThatThrownBy(() -> TableLocations.ofPattern("/lake/{schema}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("{table}");
+    }
+}
