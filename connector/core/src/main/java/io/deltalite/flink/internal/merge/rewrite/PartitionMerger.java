@@ -634,9 +634,8 @@ public final class PartitionMerger {
                     (left, right) -> {
                         if (rowOrder.clusters()) {
                             int clustered =
-                                    rowOrder.compareClustering(
-                                            rowOrder.clusteringValues(left.getValue()),
-                                            rowOrder.clusteringValues(right.getValue()));
+                                    rowOrder.compareClusteringOfRows(
+                                            left.getValue(), right.getValue());
                             if (clustered != 0) {
                                 return clustered;
                             }

@@ -416,6 +416,18 @@ public final class MergeWriter implements AutoCloseable {
             return live;
         }
 
+        /** The changes of {@code partition} that this round merges and those still buffered. */
+        private List<PartitionChanges> bufferedChangesOf(PartitionValues partition) {
+            List<PartitionChanges> changes = new ArrayList<>(2);
+            for (PartitionChanges buffered :
+                    java.util.Arrays.asList(round.get(partition), buffer.changesOf(partition))) {
+                if (buffered != null) {
+                    changes.add(buffered);
+                }
+            }
+            return changes;
+        }
+
         /**
          * The partitions other than {@code excluded} this writer knows of that may hold its keys.
          */
@@ -441,12 +453,8 @@ public final class MergeWriter implements AutoCloseable {
             Map<PartitionValues, Set<RowKey>> holders = new LinkedHashMap<>();
             for (PartitionValues partition : othersThan(named)) {
                 Set<RowKey> unchanged = new java.util.LinkedHashSet<>(keys);
-                for (PartitionChanges buffered :
-                        java.util.Arrays.asList(
-                                round.get(partition), buffer.changesOf(partition))) {
-                    if (buffered != null) {
-                        unchanged.removeIf(buffered::isChanged);
-                    }
+                for (PartitionChanges buffered : bufferedChangesOf(partition)) {
+                    unchanged.removeIf(buffered::isChanged);
                 }
                 if (unchanged.isEmpty()) {
                     continue;
@@ -466,12 +474,8 @@ public final class MergeWriter implements AutoCloseable {
                 Set<RowKey> keys, PartitionValues excluded) {
             for (PartitionValues partition : othersThan(excluded)) {
                 List<RowKey> held = new ArrayList<>();
-                for (PartitionChanges buffered :
-                        java.util.Arrays.asList(
-                                round.get(partition), buffer.changesOf(partition))) {
-                    if (buffered != null) {
-                        keys.stream().filter(buffered::isUpserted).forEach(held::add);
-                    }
+                for (PartitionChanges buffered : bufferedChangesOf(partition)) {
+                    keys.stream().filter(buffered::isUpserted).forEach(held::add);
                 }
                 List<DataFile> files =
                         view(partition, live().getOrDefault(partition, List.of())).files;

@@ -30,6 +30,17 @@ import org.junit.jupiter.params.provider.EnumSource;
  * index runs without validation here, so that its own answer is what the table shows.
  */
 class KeyIndexTest {
+    /** Orders by id, partitioned by day. */
+    private static final TableDefinition BY_DAY =
+            new TableDefinition(
+                    List.of(
+                            new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                            new ValueType.Field("day", ValueType.of(Kind.STRING), true),
+                            new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                    List.of("id"),
+                    List.of("day"),
+                    Map.of());
+
     @TempDir Path dir;
 
     private static TableDefinition items(WriteMode mode) {
@@ -217,21 +228,12 @@ class KeyIndexTest {
      */
     @Test
     void partitionsThatPassTheBudgetTogetherAreNotRebuiltAtEveryMerge() {
-        TableDefinition byDay =
-                new TableDefinition(
-                        List.of(
-                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                                new ValueType.Field("day", ValueType.of(Kind.STRING), true),
-                                new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
-                        List.of("id"),
-                        List.of("day"),
-                        Map.of());
         int rows = 1_000;
         // Room for one partition's index (about 48 bytes a row while it is built), not two.
         MergeOptions tight =
                 MergeOptions.DEFAULTS.withKeyIndex(
                         new KeyIndexOptions(KeyIndexMode.ON, 80L * rows, false));
-        try (UpsertHarness writer = UpsertHarness.open(location(), byDay, tight)) {
+        try (UpsertHarness writer = UpsertHarness.open(location(), BY_DAY, tight)) {
             for (String day : List.of("a", "b")) {
                 for (long id = 0; id < rows; id++) {
                     writer.upsert(id, day, "initial");
@@ -267,17 +269,8 @@ class KeyIndexTest {
      */
     @Test
     void aPartitionWhoseIndexIsBeingReadIsNotDroppedForAnother() throws Exception {
-        TableDefinition byDay =
-                new TableDefinition(
-                        List.of(
-                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                                new ValueType.Field("day", ValueType.of(Kind.STRING), true),
-                                new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
-                        List.of("id"),
-                        List.of("day"),
-                        Map.of());
         int rows = 1_000;
-        try (UpsertHarness writer = UpsertHarness.open(location(), byDay, MergeOptions.DEFAULTS)) {
+        try (UpsertHarness writer = UpsertHarness.open(location(), BY_DAY, MergeOptions.DEFAULTS)) {
             for (String day : List.of("a", "b")) {
                 for (long id = 0; id < rows; id++) {
                     writer.upsert(id, day, "initial");
