@@ -12,9 +12,8 @@ import io.deltalite.flink.internal.merge.value.DeletionVector;
 import io.deltalite.flink.internal.merge.value.DeletionVectorRef;
 import io.deltalite.flink.internal.merge.value.RowKey;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Collection;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -45,12 +44,17 @@ final class DeletionVectorMarker {
         this.rewriteThreshold = rewriteThreshold;
     }
 
-    /** What marking a set of files decided. */
+    /**
+     * What marking a set of files decided.
+     *
+     * @param foundKeys the changed keys found in the removed and marked files (a list: the caller
+     *     gathers them into its own set, so they are not hashed twice)
+     */
     record Marking(
             List<DataFile> removed,
             List<DataFile> vectorFiles,
             List<DataFile> toRewrite,
-            Set<RowKey> foundKeys,
+            List<RowKey> foundKeys,
             long vectorBytes) {}
 
     /** Finds the rows of {@code keys} in {@code files} and marks them in {@code sink}. */
@@ -73,7 +77,7 @@ final class DeletionVectorMarker {
                     new Located(
                             hit.file(),
                             hit.positions(),
-                            new HashSet<>(hit.keys()),
+                            hit.keys(),
                             // The rows the index read, not the statistics' claim: a file whose
                             // statistics disagree (or lack a count) is rewritten, see decide.
                             hit.physicalRows(),
@@ -86,7 +90,7 @@ final class DeletionVectorMarker {
         List<DataFile> removed = new ArrayList<>();
         List<DataFile> vectorFiles = new ArrayList<>();
         List<DataFile> toRewrite = new ArrayList<>();
-        Set<RowKey> found = new HashSet<>();
+        List<RowKey> found = new ArrayList<>();
         long bytes = 0;
         for (Located hit : located) {
             if (hit.positions.length == 0) {
@@ -129,7 +133,7 @@ final class DeletionVectorMarker {
     private record Located(
             DataFile file,
             long[] positions,
-            Set<RowKey> keys,
+            Collection<RowKey> keys,
             long physicalRows,
             DeletionVector existing) {}
 }
