@@ -2,18 +2,15 @@ package io.deltalite.e2e.cdc;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -21,6 +18,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -95,10 +93,7 @@ final class KafkaBroker implements AutoCloseable {
                 StandardCharsets.UTF_8);
         Path log = workDirectory.resolve("broker.log");
 
-        UUID uuid = UUID.randomUUID();
-        ByteBuffer bytes = ByteBuffer.allocate(16);
-        bytes.putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits());
-        String clusterId = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.array());
+        String clusterId = newClusterId();
         Process format =
                 new ProcessBuilder(
                                 java(
@@ -229,5 +224,14 @@ final class KafkaBroker implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
+    }
+
+    /**
+     * A new KRaft cluster id, as {@code kafka-storage random-uuid} makes it: 16 random bytes in
+     * URL-safe Base64. Kafka's {@link Uuid#randomUuid()} never gives one that starts with '-',
+     * which the storage tool's argument parser would take for an option (one id in 64 did that).
+     */
+    static String newClusterId() {
+        return Uuid.randomUuid().toString();
     }
 }
