@@ -132,33 +132,27 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
         } catch (SchemaEvolveException e) {
             throw e;
         } catch (DeltaLiteException e) {
-            String message =
-                    "deltalite could not apply "
-                            + event.getType().getTag()
-                            + " to the Delta table of "
-                            + table
-                            + " at "
-                            + location
-                            + ": "
-                            + e.getMessage();
             if (event instanceof RenameColumnEvent || event instanceof DropColumnEvent) {
                 // Renames and drops need column mapping: without it the table cannot take them.
-                throw new UnsupportedSchemaChangeEventException(event, message, e);
+                throw new UnsupportedSchemaChangeEventException(
+                        event, couldNotApply(event, location, e), e);
             }
-            throw new SchemaEvolveException(event, message, e);
+            throw new SchemaEvolveException(event, couldNotApply(event, location, e), e);
         } catch (RuntimeException e) {
-            throw new SchemaEvolveException(
-                    event,
-                    "deltalite could not apply "
-                            + event.getType().getTag()
-                            + " to the Delta table of "
-                            + table
-                            + " at "
-                            + location
-                            + ": "
-                            + e.getMessage(),
-                    e);
+            throw new SchemaEvolveException(event, couldNotApply(event, location, e), e);
         }
+    }
+
+    /** "deltalite could not apply TYPE to the Delta table of T at L: why". */
+    private static String couldNotApply(SchemaChangeEvent event, String location, Exception e) {
+        return "deltalite could not apply "
+                + event.getType().getTag()
+                + " to the Delta table of "
+                + event.tableId()
+                + " at "
+                + location
+                + ": "
+                + e.getMessage();
     }
 
     /** Creates the table, or checks that the one there can take the schema. */

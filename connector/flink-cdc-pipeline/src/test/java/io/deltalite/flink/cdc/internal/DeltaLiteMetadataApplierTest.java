@@ -75,6 +75,17 @@ class DeltaLiteMetadataApplierTest {
         return schema().column(name);
     }
 
+    /** An applier that has created the orders table. */
+    private DeltaLiteMetadataApplier created(Map<String, String> tableProperties) {
+        DeltaLiteMetadataApplier applier = applier(tableProperties);
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        return applier;
+    }
+
+    private static SchemaChangeEvent addColumn(AddColumnEvent.ColumnWithPosition column) {
+        return new AddColumnEvent(ORDERS, List.of(column));
+    }
+
     /** The refusal {@code apply} throws: its own message, which the framework reports. */
     private static AbstractStringAssert<?> refusal(
             ThrowingCallable apply, Class<? extends SchemaEvolveException> type) {
@@ -117,8 +128,7 @@ class DeltaLiteMetadataApplierTest {
 
     @Test
     void aCreateTableEventReSentForTheTableChangesNothing() {
-        DeltaLiteMetadataApplier applier = applier(Map.of());
-        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        DeltaLiteMetadataApplier applier = created(Map.of());
         long created = version();
 
         applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
@@ -128,14 +138,9 @@ class DeltaLiteMetadataApplierTest {
 
     @Test
     void anAddedColumnIsAddedOnceWhenTheEventComesTwice() {
-        DeltaLiteMetadataApplier applier = applier(Map.of());
-        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        DeltaLiteMetadataApplier applier = created(Map.of());
         SchemaChangeEvent add =
-                new AddColumnEvent(
-                        ORDERS,
-                        List.of(
-                                AddColumnEvent.first(
-                                        Column.physicalColumn("note", DataTypes.STRING()))));
+                addColumn(AddColumnEvent.first(Column.physicalColumn("note", DataTypes.STRING())));
 
         applier.applySchemaChange(add);
         long added = version();
@@ -150,14 +155,9 @@ class DeltaLiteMetadataApplierTest {
 
     @Test
     void aColumnAddedWithAnotherTypeThanTheTablesIsRefusedNamingIt() {
-        DeltaLiteMetadataApplier applier = applier(Map.of());
-        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        DeltaLiteMetadataApplier applier = created(Map.of());
         SchemaChangeEvent add =
-                new AddColumnEvent(
-                        ORDERS,
-                        List.of(
-                                AddColumnEvent.last(
-                                        Column.physicalColumn("QTY", DataTypes.STRING()))));
+                addColumn(AddColumnEvent.last(Column.physicalColumn("QTY", DataTypes.STRING())));
 
         refusal(() -> applier.applySchemaChange(add), SchemaEvolveException.class)
                 .contains("shop.orders")
@@ -168,8 +168,7 @@ class DeltaLiteMetadataApplierTest {
 
     @Test
     void aTypeIsWidenedAndNotNullRelaxedOnceWhenTheEventComesTwice() {
-        DeltaLiteMetadataApplier applier = applier(Map.of());
-        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        DeltaLiteMetadataApplier applier = created(Map.of());
         SchemaChangeEvent widen =
                 new AlterColumnTypeEvent(ORDERS, Map.of("qty", DataTypes.BIGINT()));
 
@@ -185,8 +184,7 @@ class DeltaLiteMetadataApplierTest {
     @ParameterizedTest(name = "column mapping {0}")
     @ValueSource(strings = {"none", "name"})
     void aColumnMadeNullableLikeLenientsDroppedColumnsIsRelaxedButNeverTheKey(String mapping) {
-        DeltaLiteMetadataApplier applier = applier(Map.of("delta.columnMapping.mode", mapping));
-        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        DeltaLiteMetadataApplier applier = created(Map.of("delta.columnMapping.mode", mapping));
 
         applier.applySchemaChange(
                 new AlterColumnTypeEvent(
@@ -199,8 +197,7 @@ class DeltaLiteMetadataApplierTest {
 
     @Test
     void aTypeTheColumnCannotHoldIsRefusedAndNothingIsCommitted() {
-        DeltaLiteMetadataApplier applier = applier(Map.of());
-        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        DeltaLiteMetadataApplier applier = created(Map.of());
         long created = version();
 
         refusal(
@@ -218,8 +215,7 @@ class DeltaLiteMetadataApplierTest {
 
     @Test
     void withoutColumnMappingRenamesAndDropsAreRefusedAsUnsupported() {
-        DeltaLiteMetadataApplier applier = applier(Map.of());
-        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        DeltaLiteMetadataApplier applier = created(Map.of());
         long created = version();
 
         refusal(
@@ -243,8 +239,7 @@ class DeltaLiteMetadataApplierTest {
 
     @Test
     void withColumnMappingRenamesAndDropsApplyOnceWhenTheEventsComeTwice() {
-        DeltaLiteMetadataApplier applier = applier(Map.of("delta.columnMapping.mode", "name"));
-        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        DeltaLiteMetadataApplier applier = created(Map.of("delta.columnMapping.mode", "name"));
         SchemaChangeEvent rename = new RenameColumnEvent(ORDERS, Map.of("amount", "total"));
         SchemaChangeEvent drop = new DropColumnEvent(ORDERS, List.of("qty"));
 
@@ -263,11 +258,7 @@ class DeltaLiteMetadataApplierTest {
     @Test
     void aChangeOfATableThatIsNotThereIsRefusedSayingWhatToDo() {
         SchemaChangeEvent add =
-                new AddColumnEvent(
-                        ORDERS,
-                        List.of(
-                                AddColumnEvent.last(
-                                        Column.physicalColumn("note", DataTypes.STRING()))));
+                addColumn(AddColumnEvent.last(Column.physicalColumn("note", DataTypes.STRING())));
 
         refusal(() -> applier(Map.of()).applySchemaChange(add), SchemaEvolveException.class)
                 .contains("There is no Delta table of shop.orders")
@@ -276,8 +267,7 @@ class DeltaLiteMetadataApplierTest {
 
     @Test
     void truncatingAndDroppingTablesAreRefusedAsUnsupported() {
-        DeltaLiteMetadataApplier applier = applier(Map.of());
-        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        DeltaLiteMetadataApplier applier = created(Map.of());
 
         for (SchemaChangeEvent event :
                 List.of(new TruncateTableEvent(ORDERS), new DropTableEvent(ORDERS))) {
