@@ -19,8 +19,13 @@ final class PipelineSchemas {
 
     /** The columns of {@code schema}, in order. */
     static List<ValueType.Field> columns(Schema schema) {
+        return FlinkTypes.toFields(rowType(schema));
+    }
+
+    /** The Flink row type of the records of {@code schema}. */
+    static RowType rowType(Schema schema) {
         LogicalType row = DataTypeUtils.toFlinkDataType(schema.toRowDataType()).getLogicalType();
-        return FlinkTypes.toFields((RowType) row);
+        return (RowType) row;
     }
 
     /** {@code column} as a Delta column. */

@@ -16,6 +16,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
@@ -48,21 +49,82 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * only for the lineage they finished in.
  */
 @Internal
-final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<CheckpointResults>>
-        implements OneInputStreamOperator<
-                        CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>,
+public final class CommitAggregator<T, C> extends AbstractStreamOperator<CommittableMessage<C>>
+        implements OneInputStreamOperator<CommittableMessage<T>, CommittableMessage<C>>,
                 BoundedOneInput {
     private static final long serialVersionUID = 1L;
 
-    private static final Serializers.WriteResultSerializer RESULTS =
-            new Serializers.WriteResultSerializer();
     private static final org.slf4j.Logger LOG =
             org.slf4j.LoggerFactory.getLogger(CommitAggregator.class);
 
-    private final SinkConfig config;
+    /**
+     * What the aggregator reads of a writer's committable {@code T}, and how it assembles the
+     * committables {@code C} of a checkpoint from them.
+     */
+    public interface Assembly<T, C> extends java.io.Serializable {
+        /** The transaction app id of the checkpoints the job {@code jobId} prepares. */
+        String transactionAppId(String jobId);
+
+        /** The write result inside {@code committable}. */
+        WriteResult writeResult(T committable);
+
+        /**
+         * The committables of checkpoint {@code checkpointId} of app {@code appId}, from its
+         * writers' {@code committables}: none when they changed nothing and do not end the input.
+         */
+        List<C> assemble(String appId, long checkpointId, List<T> committables, boolean endsInput);
+
+        /**
+         * How the aggregator keeps writers' committables in its state. Its version is the layout
+         * version of the state, which counted summaries without naming their subtasks at 1.
+         */
+        SimpleVersionedSerializer<T> serializer();
+    }
+
+    /** One committable per checkpoint: {@link CheckpointResults}, for one table. */
+    static final class OneTable implements Assembly<WriteResult, CheckpointResults> {
+        private static final long serialVersionUID = 1L;
+        private final SinkConfig config;
+
+        OneTable(SinkConfig config) {
+            this.config = config;
+        }
+
+        @Override
+        public String transactionAppId(String jobId) {
+            return config.transactionAppId(jobId);
+        }
+
+        @Override
+        public WriteResult writeResult(WriteResult committable) {
+            return committable;
+        }
+
+        @Override
+        public List<CheckpointResults> assemble(
+                String appId,
+                long checkpointId,
+                List<WriteResult> committables,
+                boolean endsInput) {
+            List<PartitionWriteResult> results = new ArrayList<>();
+            committables.forEach(result -> results.addAll(result.results()));
+            if (results.isEmpty() && !endsInput) {
+                return List.of();
+            }
+            return List.of(new CheckpointResults(appId, checkpointId, results, endsInput));
+        }
+
+        @Override
+        public SimpleVersionedSerializer<WriteResult> serializer() {
+            return new Serializers.WriteResultSerializer();
+        }
+    }
+
+    private final Assembly<T, C> assembly;
+    private transient SimpleVersionedSerializer<T> results;
     private transient String ownAppId;
-    private transient TreeMap<Long, Bucket> buckets;
-    private transient List<Map.Entry<Long, Bucket>> otherLineages;
+    private transient TreeMap<Long, Bucket<T>> buckets;
+    private transient List<Map.Entry<Long, Bucket<T>>> otherLineages;
     private transient long restoredCheckpointId;
 
     /** Writer subtasks that sent their end-of-input results; they send nothing after. */
@@ -77,15 +139,22 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     private transient ListState<byte[]> state;
     private transient ListState<byte[]> finishedState;
 
-    CommitAggregator(SinkConfig config) {
-        this.config = config;
+    public CommitAggregator(Assembly<T, C> assembly) {
+        this.assembly = assembly;
+    }
+
+    /** The aggregator of a sink of one table. */
+    static CommitAggregator<WriteResult, CheckpointResults> ofOneTable(SinkConfig config) {
+        return new CommitAggregator<>(new OneTable(config));
     }
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
+        results = assembly.serializer();
         ownAppId =
-                config.transactionAppId(getRuntimeContext().getJobInfo().getJobId().toHexString());
+                assembly.transactionAppId(
+                        getRuntimeContext().getJobInfo().getJobId().toHexString());
         restoredCheckpointId = context.getRestoredCheckpointId().orElse(0);
         buckets = new TreeMap<>();
         otherLineages = new ArrayList<>();
@@ -126,12 +195,11 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     }
 
     @Override
-    public void processElement(StreamRecord<CommittableMessage<WriteResult>> element)
-            throws IOException {
-        CommittableMessage<WriteResult> message = element.getValue();
+    public void processElement(StreamRecord<CommittableMessage<T>> element) throws IOException {
+        CommittableMessage<T> message = element.getValue();
         long checkpointId = Committables.checkpointId(message);
-        Bucket bucket = buckets.computeIfAbsent(checkpointId, id -> new Bucket());
-        if (message instanceof CommittableSummary<WriteResult> summary) {
+        Bucket<T> bucket = buckets.computeIfAbsent(checkpointId, id -> new Bucket<>());
+        if (message instanceof CommittableSummary<T> summary) {
             bucket.expectedSubtasks = summary.getNumberOfSubtasks();
             forgetFinishedUnlessAt(summary.getNumberOfSubtasks());
             bucket.reported.add(summary.getSubtaskId());
@@ -139,9 +207,9 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             if (checkpointId == CommittableMessage.EOI) {
                 finishedSubtasks.add(summary.getSubtaskId());
             }
-        } else if (message instanceof CommittableWithLineage<WriteResult> result) {
+        } else if (message instanceof CommittableWithLineage<T> result) {
             bucket.results.add(result.getCommittable());
-            if (result.getCommittable().endOfInput()) {
+            if (assembly.writeResult(result.getCommittable()).endOfInput()) {
                 // With checkpoints, Flink sends a writer's last results with a checkpoint id
                 // (not as end of input): the writer says so itself.
                 finishedSubtasks.add(result.getSubtaskId());
@@ -174,7 +242,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     private void emitCompleted() {
         emitOtherLineages();
         Long lastComplete = null;
-        for (Map.Entry<Long, Bucket> entry : buckets.entrySet()) {
+        for (Map.Entry<Long, Bucket<T>> entry : buckets.entrySet()) {
             if (entry.getValue().isComplete(finishedSubtasks)) {
                 lastComplete = entry.getKey();
             }
@@ -183,7 +251,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             return;
         }
         while (!buckets.isEmpty() && buckets.firstKey() <= lastComplete) {
-            Map.Entry<Long, Bucket> first = buckets.pollFirstEntry();
+            Map.Entry<Long, Bucket<T>> first = buckets.pollFirstEntry();
             if (!first.getKey().equals(lastComplete)
                     && !first.getValue().isComplete(finishedSubtasks)) {
                 LOG.warn(
@@ -200,24 +268,26 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
 
     /** Restored checkpoints of the job this one was started from go first. */
     private void emitOtherLineages() {
-        List<PartitionWriteResult> adopted = new ArrayList<>();
-        for (Map.Entry<Long, Bucket> restored : otherLineages) {
+        List<T> adopted = new ArrayList<>();
+        for (Map.Entry<Long, Bucket<T>> restored : otherLineages) {
             if (restored.getKey() == CommittableMessage.EOI) {
-                restored.getValue().results.forEach(result -> adopted.addAll(result.results()));
+                adopted.addAll(restored.getValue().results);
             } else {
                 emit(restored.getKey(), restored.getValue());
             }
         }
         otherLineages.clear();
-        if (!adopted.isEmpty()) {
+        List<C> committables =
+                adopted.isEmpty()
+                        ? List.of()
+                        : assembly.assemble(ownAppId, restoredCheckpointId, adopted, false);
+        if (!committables.isEmpty()) {
             LOG.info(
                     "Committing the end-of-input results of the job this one was restored from"
                             + " as checkpoint {} of app {}.",
                     restoredCheckpointId,
                     ownAppId);
-            output(
-                    restoredCheckpointId,
-                    new CheckpointResults(ownAppId, restoredCheckpointId, adopted));
+            output(restoredCheckpointId, committables);
         }
     }
 
@@ -225,16 +295,15 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     public void endInput() {
         emitOtherLineages();
         while (!buckets.isEmpty()) {
-            Map.Entry<Long, Bucket> first = buckets.pollFirstEntry();
+            Map.Entry<Long, Bucket<T>> first = buckets.pollFirstEntry();
             emit(first.getKey(), first.getValue());
         }
     }
 
-    private void emit(long checkpointId, Bucket bucket) {
-        List<PartitionWriteResult> results = new ArrayList<>();
+    private void emit(long checkpointId, Bucket<T> bucket) {
         String appId = null;
-        for (WriteResult result : bucket.results) {
-            results.addAll(result.results());
+        for (T committable : bucket.results) {
+            WriteResult result = assembly.writeResult(committable);
             if (appId == null) {
                 appId = result.appId();
             } else if (!appId.equals(result.appId())) {
@@ -254,26 +323,33 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
                         || (bucket.expectedSubtasks > 0
                                 && finishedSubtasks.size() >= bucket.expectedSubtasks
                                 && checkpointId >= lastEndingCheckpoint);
-        if (appId == null || (results.isEmpty() && !endsInput)) {
+        if (appId == null) {
             return;
         }
-        output(checkpointId, new CheckpointResults(appId, checkpointId, results, endsInput));
+        output(checkpointId, assembly.assemble(appId, checkpointId, bucket.results, endsInput));
     }
 
-    private void output(long checkpointId, CheckpointResults committable) {
-        output.collect(new StreamRecord<>(Committables.summary(0, 1, checkpointId, 1)));
+    private void output(long checkpointId, List<C> committables) {
+        if (committables.isEmpty()) {
+            return;
+        }
         output.collect(
-                new StreamRecord<>(new CommittableWithLineage<>(committable, checkpointId, 0)));
+                new StreamRecord<>(
+                        Committables.<C>summary(0, 1, checkpointId, committables.size())));
+        for (C committable : committables) {
+            output.collect(
+                    new StreamRecord<>(new CommittableWithLineage<>(committable, checkpointId, 0)));
+        }
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         List<byte[]> serialized = new ArrayList<>();
-        for (Map.Entry<Long, Bucket> entry : buckets.entrySet()) {
+        for (Map.Entry<Long, Bucket<T>> entry : buckets.entrySet()) {
             serialized.add(serialize(entry.getKey(), entry.getValue()));
         }
-        for (Map.Entry<Long, Bucket> restored : otherLineages) {
+        for (Map.Entry<Long, Bucket<T>> restored : otherLineages) {
             serialized.add(serialize(restored.getKey(), restored.getValue()));
         }
         state.update(serialized);
@@ -290,10 +366,10 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         finishedState.update(List.of(finished.toByteArray()));
     }
 
-    private byte[] serialize(long checkpointId, Bucket bucket) throws IOException {
+    private byte[] serialize(long checkpointId, Bucket<T> bucket) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeInt(Serializers.WriteResultSerializer.VERSION);
+            out.writeInt(results.getVersion());
             out.writeLong(checkpointId);
             out.writeInt(bucket.expectedSubtasks);
             out.writeInt(bucket.reported.size());
@@ -302,8 +378,8 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             }
             out.writeInt(bucket.expectedResults);
             out.writeInt(bucket.results.size());
-            for (WriteResult result : bucket.results) {
-                byte[] data = RESULTS.serialize(result);
+            for (T result : bucket.results) {
+                byte[] data = results.serialize(result);
                 out.writeInt(data.length);
                 out.write(data);
             }
@@ -315,7 +391,7 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
             int version = in.readInt();
             long checkpointId = in.readLong();
-            Bucket bucket = new Bucket();
+            Bucket<T> bucket = new Bucket<>();
             bucket.expectedSubtasks = in.readInt();
             int reported = in.readInt();
             for (int i = 0; i < reported; i++) {
@@ -327,9 +403,12 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
             for (int i = 0; i < count; i++) {
                 byte[] data = new byte[in.readInt()];
                 in.readFully(data);
-                bucket.results.add(RESULTS.deserialize(version, data));
+                bucket.results.add(results.deserialize(version, data));
             }
-            String lineage = bucket.results.isEmpty() ? null : bucket.results.get(0).appId();
+            String lineage =
+                    bucket.results.isEmpty()
+                            ? null
+                            : assembly.writeResult(bucket.results.get(0)).appId();
             if (lineage == null || lineage.equals(ownAppId)) {
                 buckets.put(checkpointId, bucket);
             } else {
@@ -339,11 +418,11 @@ final class CommitAggregator extends AbstractStreamOperator<CommittableMessage<C
     }
 
     /** The messages of one checkpoint received so far. */
-    private static final class Bucket {
+    private static final class Bucket<T> {
         int expectedSubtasks = -1;
         final java.util.Set<Integer> reported = new java.util.TreeSet<>();
         int expectedResults;
-        final List<WriteResult> results = new ArrayList<>();
+        final List<T> results = new ArrayList<>();
 
         /**
          * Whether every writer subtask reported this checkpoint or finished without it: a subtask

@@ -55,9 +55,12 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
     /** The lineage's heartbeat, beaten by subtask 0 (which gets every committable); else null. */
     private final LineageHeartbeat heartbeat;
 
-    DeltaLiteCommitter(SinkConfig config, CommitterInitContext context) {
+    DeltaLiteCommitter(
+            SinkConfig config,
+            CommitterInitContext context,
+            org.apache.flink.metrics.MetricGroup metrics) {
         this.config = config;
-        this.metrics = new SinkMetrics(context.metricGroup());
+        this.metrics = new SinkMetrics(metrics);
         this.ownAppId = config.transactionAppId(context.getJobInfo().getJobId().toHexString());
         this.restoredCheckpointId = context.getRestoredCheckpointId().orElse(0);
         if (context.getTaskInfo().getIndexOfThisSubtask() == 0) {

@@ -39,16 +39,17 @@ import org.slf4j.LoggerFactory;
  * ({@link WriterShare}).
  */
 @Internal
-final class DeltaLiteWriter
+public final class DeltaLiteWriter
         implements StatefulSinkWriter<RowData, WriterState>,
                 CommittingSinkWriter<RowData, WriteResult> {
     private static final Logger LOG = LoggerFactory.getLogger(DeltaLiteWriter.class);
 
-    private final SinkConfig config;
-    private final RowDataConverter converter;
+    private SinkConfig config;
+    private RowDataConverter converter;
     private final ExecutorService fileExecutor;
-    private final MergeWriter merge;
-    private final KeyRouting routing;
+    private MergeWriter merge;
+    private KeyRouting routing;
+    private final WriterSlot slot;
 
     /** Proves the job alive to a maintenance pass until this writer's input ends. */
     private final LineageHeartbeat heartbeat;
@@ -66,25 +67,31 @@ final class DeltaLiteWriter
 
     DeltaLiteWriter(
             SinkConfig config, WriterInitContext context, Collection<WriterState> restored) {
+        this(
+                config,
+                context,
+                restored,
+                WriterSlot.of(context.getTaskInfo()),
+                context.metricGroup());
+    }
+
+    /**
+     * A writer of one table among several (a Flink CDC pipeline's): its place among the writers and
+     * its metrics given apart from {@code context}, which all the tables' writers share.
+     */
+    public DeltaLiteWriter(
+            SinkConfig config,
+            WriterInitContext context,
+            Collection<WriterState> restored,
+            WriterSlot slot,
+            MetricGroup metrics) {
         this.config = config;
-        DeltaTable table =
-                DeltaTable.open(
-                        config.location(),
-                        config.storage(),
-                        config.mergeOptions(),
-                        config.definition(),
-                        true);
-        this.converter =
-                new RowDataConverter(
-                        config.rowType(),
-                        InputProjection.plan(
-                                config.definition().columns(),
-                                table.schema(),
-                                table.columnDefaults(),
-                                table.location()));
-        int subtask = context.getTaskInfo().getIndexOfThisSubtask();
-        int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
-        this.routing = KeyRouting.of(config, context.getTaskInfo());
+        this.slot = slot;
+        DeltaTable table = openTable(config);
+        this.converter = converter(config, table);
+        int subtask = slot.subtask();
+        int parallelism = slot.parallelism();
+        this.routing = KeyRouting.of(config, slot);
         // Flink never closes a writer whose constructor threw: from here on, a failed start gives
         // back what it took (the engine's share of the JVM's buffer budget, the file threads).
         ExecutorService files =
@@ -102,7 +109,7 @@ final class DeltaLiteWriter
                             parallelism,
                             config.maxParallelPartitions(),
                             files,
-                            KeyRouting.share(config, context.getTaskInfo()));
+                            KeyRouting.share(config, slot));
             List<PendingCheckpoint> pending = new ArrayList<>();
             restored.forEach(state -> pending.addAll(state.pending()));
             engine.restorePending(pending);
@@ -132,9 +139,9 @@ final class DeltaLiteWriter
         this.fileExecutor = files;
         this.merge = engine;
         this.lastCheckpointId = context.getRestoredCheckpointId().orElse(0);
-        context.metricGroup().gauge("deltaliteBufferedBytes", merge::bufferedBytes);
-        context.metricGroup().gauge("deltalitePendingCheckpoints", () -> merge.pending().size());
-        registerKeyIndexGauges(context.metricGroup());
+        metrics.gauge("deltaliteBufferedBytes", () -> merge.bufferedBytes());
+        metrics.gauge("deltalitePendingCheckpoints", () -> merge.pending().size());
+        registerKeyIndexGauges(metrics);
         // Last: a constructor that throws is never closed, and would leave it beating.
         heartbeat.start();
     }
@@ -157,6 +164,63 @@ final class DeltaLiteWriter
             default:
                 throw new IllegalStateException("unknown row kind " + row.getRowKind());
         }
+    }
+
+    private static DeltaTable openTable(SinkConfig config) {
+        return DeltaTable.open(
+                config.location(),
+                config.storage(),
+                config.mergeOptions(),
+                config.definition(),
+                true);
+    }
+
+    private static RowDataConverter converter(SinkConfig config, DeltaTable table) {
+        return new RowDataConverter(
+                config.rowType(),
+                InputProjection.plan(
+                        config.definition().columns(),
+                        table.schema(),
+                        table.columnDefaults(),
+                        table.location()));
+    }
+
+    /**
+     * Tells a writer started after the job's start (a Flink CDC pipeline opens a table's writer at
+     * its first event) the last checkpoint the job took before it, which its end-of-input results
+     * follow.
+     */
+    public void startsAfterCheckpoint(long checkpointId) {
+        lastCheckpointId = Math.max(lastCheckpointId, checkpointId);
+    }
+
+    /**
+     * Merges the changes buffered so far; their results go out with the checkpoint in progress
+     * ({@link MergeWriter#mergeBuffered()}).
+     */
+    public void mergeBuffered() {
+        merge.mergeBuffered();
+    }
+
+    /**
+     * Continues with the input and table of {@code changed}: the same table, whose schema was
+     * changed (by a Flink CDC pipeline's metadata applier) after this writer merged what it
+     * buffered ({@link #mergeBuffered()}). The table is opened again as {@code changed} defines it
+     * — the changed schema, committed already — and the writer's merges of the checkpoint in
+     * progress and its pending checkpoints carry over ({@link MergeWriter#continuedOn}).
+     */
+    public void continueWith(SinkConfig changed) {
+        if (!changed.location().equals(config.location())) {
+            throw new IllegalArgumentException(
+                    "the writer of " + config.location() + " cannot continue on another table");
+        }
+        DeltaTable table = openTable(changed);
+        RowDataConverter changedConverter = converter(changed, table);
+        KeyRouting changedRouting = KeyRouting.of(changed, slot);
+        merge = merge.continuedOn(table);
+        converter = changedConverter;
+        routing = changedRouting;
+        config = changed;
     }
 
     @Override

@@ -9,7 +9,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
-import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.table.data.RowData;
@@ -27,42 +26,52 @@ final class KeyRouting {
     private final int subtask;
     private final String location;
 
-    private KeyRouting(SinkConfig config, TaskInfo task) {
+    private KeyRouting(SinkConfig config, WriterSlot slot) {
         this.keys = SinkTopology.keySelector(config);
-        this.maxParallelism = task.getMaxNumberOfParallelSubtasks();
-        this.parallelism = task.getNumberOfParallelSubtasks();
-        this.subtask = task.getIndexOfThisSubtask();
+        this.maxParallelism = slot.keyGroups();
+        this.parallelism = slot.parallelism();
+        this.subtask = slot.subtask();
         this.location = config.location();
     }
 
     /** The check for a writer of {@code config}, or null when records are not keyed by key. */
-    static KeyRouting of(SinkConfig config, TaskInfo task) {
+    static KeyRouting of(SinkConfig config, WriterSlot slot) {
         if (config.distribution() != Distribution.KEY
                 || config.definition().primaryKey().isEmpty()) {
             return null;
         }
-        return new KeyRouting(config, task);
+        return new KeyRouting(config, slot);
+    }
+
+    /**
+     * The writer a record of {@code config} goes to when the sink is distributed by key: of {@code
+     * parallelism} writers, its keys hashed into {@code keyGroups} groups.
+     */
+    static java.util.function.ToIntFunction<RowData> writerOfKey(
+            SinkConfig config, int keyGroups, int parallelism) {
+        ColumnValuesKeySelector keys = SinkTopology.keySelector(config);
+        return row ->
+                KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                        keys.getKey(row), keyGroups, parallelism);
     }
 
     /**
      * The part of each partition's changes the writer of {@code task} handles: whole partitions, or
      * the key groups Flink routes to it when the sink is distributed by key.
      */
-    static WriterShare share(SinkConfig config, TaskInfo task) {
+    static WriterShare share(SinkConfig config, WriterSlot slot) {
         if (config.distribution() != Distribution.KEY) {
             return WriterShare.WHOLE_PARTITIONS;
         }
         KeyGroupRange range =
                 KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
-                        task.getMaxNumberOfParallelSubtasks(),
-                        task.getNumberOfParallelSubtasks(),
-                        task.getIndexOfThisSubtask());
+                        slot.keyGroups(), slot.parallelism(), slot.subtask());
         return WriterShare.keysIn(
                 new KeyGroups(
                         scheme(config),
                         range.getStartKeyGroup(),
                         range.getEndKeyGroup(),
-                        task.getMaxNumberOfParallelSubtasks()));
+                        slot.keyGroups()));
     }
 
     /**

@@ -118,6 +118,41 @@ public final class SinkConfig implements Serializable {
             Map<String, String> hadoopOptions,
             Map<String, String> tableProperties,
             CommitListener commitListener) {
+        return create(
+                location,
+                rowType,
+                primaryKey,
+                partitionKey,
+                appId,
+                options,
+                hadoopOptions,
+                tableProperties,
+                commitListener,
+                // Fixed when the job is built: every operator of one submission shares it.
+                newSubmission());
+    }
+
+    /** A nonce for the transaction app ids of one submission of a job. */
+    public static String newSubmission() {
+        return UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /**
+     * As {@link #create(String, RowType, List, List, String, Configuration, Map, Map,
+     * CommitListener)}, for one of several tables a job writes: its transaction app ids end in
+     * {@code submission}, which every table of the job shares ({@link #newSubmission()}).
+     */
+    public static SinkConfig create(
+            String location,
+            RowType rowType,
+            List<String> primaryKey,
+            List<String> partitionKey,
+            String appId,
+            Configuration options,
+            Map<String, String> hadoopOptions,
+            Map<String, String> tableProperties,
+            CommitListener commitListener,
+            String submission) {
         WriteMode writeMode = WriteMode.parse(options.get(DeltaLiteOptions.WRITE_MODE));
         TableDefinition definition =
                 new TableDefinition(
@@ -148,8 +183,7 @@ public final class SinkConfig implements Serializable {
                 rowType,
                 definition,
                 appId != null ? appId : "deltalite",
-                // Fixed when the job is built: every operator of one submission shares it.
-                UUID.randomUUID().toString().substring(0, 8),
+                submission,
                 merge,
                 partitions,
                 new StorageSettings(hadoopOptions, options.get(DeltaLiteOptions.S3_SINGLE_WRITER)),
@@ -268,7 +302,15 @@ public final class SinkConfig implements Serializable {
      * because its checkpoint ids may repeat earlier ones (see {@code CheckpointCommitter}).
      */
     public String transactionAppId(String jobId) {
-        return appIdPrefix + "-" + jobId + "-" + submission;
+        return transactionAppId(appIdPrefix, jobId, submission);
+    }
+
+    /**
+     * The transaction app id of the checkpoints the job {@code jobId} prepares in the submission
+     * {@code submission}, its ids prefixed by {@code appId} (null for {@code deltalite}).
+     */
+    public static String transactionAppId(String appId, String jobId, String submission) {
+        return (appId != null ? appId : "deltalite") + "-" + jobId + "-" + submission;
     }
 
     public MergeOptions mergeOptions() {

@@ -17,6 +17,7 @@ import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -45,8 +46,14 @@ public final class SinkTopology {
 
     public static Committer<CheckpointResults> committer(
             SinkConfig config, CommitterInitContext context) {
+        return committer(config, context, context.metricGroup());
+    }
+
+    /** The committer of one table among several, its metrics in {@code metrics}. */
+    public static Committer<CheckpointResults> committer(
+            SinkConfig config, CommitterInitContext context, MetricGroup metrics) {
         FlinkVersionCheck.checkRunningFlink();
-        return new DeltaLiteCommitter(config, context);
+        return new DeltaLiteCommitter(config, context, metrics);
     }
 
     /**
@@ -134,6 +141,16 @@ public final class SinkTopology {
                         config.location(), mode, outsideTheKey, primaryKey, mode, alignedSetting));
     }
 
+    /**
+     * The writer each record of {@code config} goes to when the sink is distributed by key, of
+     * {@code parallelism} writers over {@code keyGroups} key groups: for a Flink CDC pipeline,
+     * whose own partitioner routes the records.
+     */
+    public static java.util.function.ToIntFunction<RowData> writerOfKey(
+            SinkConfig config, int keyGroups, int parallelism) {
+        return KeyRouting.writerOfKey(config, keyGroups, parallelism);
+    }
+
     /** The key of a record when the sink is distributed by key. */
     static ColumnValuesKeySelector keySelector(SinkConfig config) {
         return new ColumnValuesKeySelector(
@@ -180,7 +197,7 @@ public final class SinkTopology {
                 CommittableMessageTypeInfo.of(Serializers.CommittableSerializer::new);
         return writeResults
                 .global()
-                .transform("deltalite-commit-aggregator", type, new CommitAggregator(config))
+                .transform("deltalite-commit-aggregator", type, CommitAggregator.ofOneTable(config))
                 .setParallelism(1)
                 .setMaxParallelism(1)
                 .global();

@@ -73,7 +73,9 @@ class CommitAggregatorEndOfInputTest {
             aggregator() throws Exception {
         OneInputStreamOperatorTestHarness<
                         CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
-                harness = new OneInputStreamOperatorTestHarness<>(new CommitAggregator(config()));
+                harness =
+                        new OneInputStreamOperatorTestHarness<>(
+                                CommitAggregator.ofOneTable(config()));
         // The harness copies what the operator emits with this serializer (the job's own).
         harness.setup(
                 CommittableMessageTypeInfo.of(Serializers.CommittableSerializer::new)

@@ -72,6 +72,9 @@ public final class MergeWriter implements AutoCloseable {
     private final int subtask;
     private final WriterJournal journal;
     private final WriterShare share;
+    private final int parallelism;
+    private final int maxParallelPartitions;
+    private final ExecutorService fileExecutor;
 
     /** Checkpoints prepared (or restored) and not yet seen committed. */
     private final PendingCheckpoints pending;
@@ -129,6 +132,9 @@ public final class MergeWriter implements AutoCloseable {
             WriterShare share) {
         this.share = share;
         this.subtask = subtask;
+        this.parallelism = parallelism;
+        this.maxParallelPartitions = maxParallelPartitions;
+        this.fileExecutor = fileExecutor;
         this.journal = new WriterJournal(table, appId, subtask, parallelism);
         this.table = table;
         this.options = options;
@@ -202,6 +208,74 @@ public final class MergeWriter implements AutoCloseable {
         lastPrepared = results;
         noteUnprepared();
         return results;
+    }
+
+    /**
+     * Merges everything buffered now, as the buffer's budget would: the results stay with the
+     * checkpoint in progress, and {@link #prepare()} hands them on with the rest. Before the
+     * table's schema is changed under this writer (a Flink CDC pipeline flushes every writer before
+     * it applies a schema change), so that no buffered change waits for a merge the changed table
+     * would refuse ({@link #continuedOn}).
+     */
+    public void mergeBuffered() {
+        if (!buffer.isEmpty()) {
+            merge(buffer.drainAll(), false);
+        }
+    }
+
+    /**
+     * This writer, continued on {@code changed}: the same table, opened again after its schema
+     * changed in a way that keeps every file this writer wrote readable (columns added, types
+     * widened, NOT NULL relaxed; renames and drops by column mapping). The successor takes over the
+     * merges of the checkpoint in progress and the pending checkpoints (its view of the table is
+     * this writer's), and builds its key index anew; this writer is closed. Nothing may be buffered
+     * ({@link #mergeBuffered()} first): buffered rows are in the old schema's columns.
+     */
+    public MergeWriter continuedOn(MergeTable changed) {
+        if (!buffer.isEmpty()) {
+            throw new IllegalStateException(
+                    "The writer of "
+                            + table.location()
+                            + " still buffers changes in the table's old schema; merge them"
+                            + " before it continues on the new one.");
+        }
+        MergeWriter next =
+                new MergeWriter(
+                        changed,
+                        options,
+                        appId,
+                        subtask,
+                        parallelism,
+                        maxParallelPartitions,
+                        fileExecutor,
+                        share);
+        for (PendingCheckpoint checkpoint : pending.all()) {
+            next.pending.add(
+                    new PendingCheckpoint(
+                            checkpoint.appId(),
+                            checkpoint.checkpointId(),
+                            checkpoint.journalOwner(),
+                            conformed(checkpoint.results(), changed)));
+        }
+        for (PartitionWriteResult result : conformed(current.values(), changed)) {
+            next.current.put(result.partition(), result);
+        }
+        next.lastPrepared = conformed(lastPrepared, changed);
+        next.noteUnprepared();
+        close();
+        return next;
+    }
+
+    /** {@code results} with their partition values in the types of {@code table}'s columns now. */
+    private static List<PartitionWriteResult> conformed(
+            java.util.Collection<PartitionWriteResult> results, MergeTable table) {
+        List<PartitionWriteResult> conformed = new ArrayList<>();
+        for (PartitionWriteResult result : results) {
+            conformed.add(
+                    io.deltalite.flink.internal.merge.result.WidenedValues.conformPartition(
+                            result, table.schema()));
+        }
+        return conformed;
     }
 
     /**

@@ -1,0 +1,169 @@
+package io.deltalite.flink.cdc.internal;
+
+import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
+import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.sink.SinkTopology;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lands each table's committable of a checkpoint as one Delta commit, through the committer a sink
+ * of that one table has ({@code DeltaLiteCommitter}: the transaction id {@code (app id, checkpoint
+ * id)} of the table's log tells a replay from a new checkpoint), one table after another in
+ * checkpoint order. A checkpoint whose commit fails half-way is replayed whole after the restart:
+ * the tables that have it already acknowledge it, the others commit it.
+ *
+ * <p>The metadata applier changes tables while this committer runs. A table's committer opened the
+ * table with the schema it had then, and refuses to commit to a table whose schema changed since;
+ * this committer then opens the table again and commits the checkpoint once more — the files its
+ * writers merged before the change stay readable after it (columns added, types widened, NOT NULL
+ * relaxed: see {@link DeltaLiteEventWriter}).
+ */
+final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
+    private static final Logger LOG = LoggerFactory.getLogger(DeltaLiteEventCommitter.class);
+
+    private final PipelineSettings settings;
+    private final CommitterInitContext context;
+    private final Map<String, Committer<CheckpointResults>> tables = new HashMap<>();
+
+    DeltaLiteEventCommitter(PipelineSettings settings, CommitterInitContext context) {
+        this.settings = settings;
+        this.context = context;
+    }
+
+    @Override
+    public void commit(Collection<CommitRequest<TableCommittable>> requests)
+            throws IOException, InterruptedException {
+        List<CommitRequest<TableCommittable>> ordered = new ArrayList<>(requests);
+        ordered.sort(Comparator.comparingLong(request -> request.getCommittable().checkpointId()));
+        for (CommitRequest<TableCommittable> request : ordered) {
+            commit(request);
+        }
+    }
+
+    private void commit(CommitRequest<TableCommittable> request)
+            throws IOException, InterruptedException {
+        TableSpec table = request.getCommittable().table();
+        TableRequest attempt = new TableRequest(request, false);
+        committerOf(table).commit(List.of(attempt));
+        if (attempt.schemaChanged != null) {
+            LOG.info(
+                    "The schema of {} at {} changed since its committer opened it; opening it"
+                            + " again to commit checkpoint {}: {}",
+                    table.name(),
+                    table.location(),
+                    request.getCommittable().checkpointId(),
+                    attempt.schemaChanged.getMessage());
+            close(tables.remove(table.location()));
+            committerOf(table).commit(List.of(new TableRequest(request, true)));
+        }
+    }
+
+    private Committer<CheckpointResults> committerOf(TableSpec table) {
+        Committer<CheckpointResults> committer = tables.get(table.location());
+        if (committer == null) {
+            committer =
+                    SinkTopology.committer(
+                            table.config(settings),
+                            context,
+                            context.metricGroup().addGroup("table", table.name()));
+            tables.put(table.location(), committer);
+        }
+        return committer;
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (Committer<CheckpointResults> committer : tables.values()) {
+            close(committer);
+        }
+        tables.clear();
+    }
+
+    private static void close(Committer<CheckpointResults> committer) {
+        try {
+            committer.close();
+        } catch (Exception e) {
+            LOG.warn("Could not close a table's committer: {}", e.toString());
+        }
+    }
+
+    /**
+     * The request of one table's committable, as the table's committer takes it; a refusal because
+     * the table's schema changed is kept back on the first attempt, to open the table again.
+     */
+    private static final class TableRequest implements CommitRequest<CheckpointResults> {
+        private final CommitRequest<TableCommittable> request;
+        private final boolean lastAttempt;
+        DeltaLiteSchemaMismatchException schemaChanged;
+
+        TableRequest(CommitRequest<TableCommittable> request, boolean lastAttempt) {
+            this.request = request;
+            this.lastAttempt = lastAttempt;
+        }
+
+        @Override
+        public CheckpointResults getCommittable() {
+            return request.getCommittable().checkpointResults();
+        }
+
+        @Override
+        public int getNumberOfRetries() {
+            return request.getNumberOfRetries();
+        }
+
+        @Override
+        public void signalFailedWithKnownReason(Throwable t) {
+            if (!keptBack(t)) {
+                request.signalFailedWithKnownReason(t);
+            }
+        }
+
+        @Override
+        public void signalFailedWithUnknownReason(Throwable t) {
+            if (!keptBack(t)) {
+                request.signalFailedWithUnknownReason(t);
+            }
+        }
+
+        private boolean keptBack(Throwable t) {
+            if (!lastAttempt && t instanceof DeltaLiteSchemaMismatchException mismatch) {
+                schemaChanged = mismatch;
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        public void retryLater() {
+            request.retryLater();
+        }
+
+        @Override
+        public void updateAndRetryLater(CheckpointResults committable) {
+            TableCommittable table = request.getCommittable();
+            request.updateAndRetryLater(
+                    new TableCommittable(
+                            table.table(),
+                            committable.checkpointId(),
+                            new io.deltalite.flink.internal.sink.WriteResult(
+                                    committable.appId(),
+                                    committable.results(),
+                                    committable.endsInput())));
+        }
+
+        @Override
+        public void signalAlreadyCommitted() {
+            request.signalAlreadyCommitted();
+        }
+    }
+}
