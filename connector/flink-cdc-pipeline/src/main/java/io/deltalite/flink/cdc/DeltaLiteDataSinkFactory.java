@@ -112,8 +112,6 @@ public final class DeltaLiteDataSinkFactory implements DataSinkFactory {
 
     @Override
     public DataSink createDataSink(Context context) {
-        FactoryHelper.createFactoryHelper(this, context)
-                .validateExcept(HADOOP_PREFIX, TABLE_PROPERTIES_PREFIX);
         org.apache.flink.cdc.common.configuration.Configuration config =
                 context.getFactoryConfiguration();
         Map<String, String> all = config.toMap();
@@ -128,6 +126,8 @@ public final class DeltaLiteDataSinkFactory implements DataSinkFactory {
                                 + "' from the sink's options.");
             }
         }
+        FactoryHelper.createFactoryHelper(this, context)
+                .validateExcept(HADOOP_PREFIX, TABLE_PROPERTIES_PREFIX);
         Map<String, String> sinkOptions = new LinkedHashMap<>();
         Map<String, String> hadoop = new LinkedHashMap<>();
         Map<String, String> properties = new LinkedHashMap<>();

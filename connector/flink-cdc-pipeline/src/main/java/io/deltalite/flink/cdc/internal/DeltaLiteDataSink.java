@@ -25,11 +25,7 @@ public final class DeltaLiteDataSink implements DataSink {
 
     @Override
     public MetadataApplier getMetadataApplier() {
-        return new DeltaLiteMetadataApplier(
-                settings.locations(),
-                settings.storage(),
-                settings.partitionKeys(),
-                settings.tableProperties());
+        return new DeltaLiteMetadataApplier(settings);
     }
 
     @Override

@@ -60,26 +60,21 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
                     SchemaChangeEventType.RENAME_COLUMN,
                     SchemaChangeEventType.DROP_COLUMN);
 
+    private final PipelineSettings settings;
     private final TableLocations locations;
     private final StorageSettings storage;
-    private final Map<TableId, List<String>> partitionKeys;
-    private final Map<String, String> tableProperties;
     private Set<SchemaChangeEventType> accepted = EnumSet.copyOf(SUPPORTED);
 
     /**
-     * @param partitionKeys the partition columns of tables the pipeline creates, where the table's
-     *     {@code CreateTableEvent} names none (a table that exists keeps its own)
-     * @param tableProperties the Delta table properties of tables the pipeline creates
+     * @param settings where the tables live, and what a table the pipeline creates gets: the
+     *     partition columns given for it where its {@code CreateTableEvent} names none (a table
+     *     that exists keeps its own), the table properties, deletion vectors unless the sink writes
+     *     copy-on-write — as a table the sink of one table creates
      */
-    public DeltaLiteMetadataApplier(
-            TableLocations locations,
-            StorageSettings storage,
-            Map<TableId, List<String>> partitionKeys,
-            Map<String, String> tableProperties) {
-        this.locations = locations;
-        this.storage = storage;
-        this.partitionKeys = Map.copyOf(partitionKeys);
-        this.tableProperties = Map.copyOf(tableProperties);
+    public DeltaLiteMetadataApplier(PipelineSettings settings) {
+        this.settings = settings;
+        this.locations = settings.locations();
+        this.storage = settings.storage();
     }
 
     @Override
@@ -157,17 +152,10 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
 
     /** Creates the table, or checks that the one there can take the schema. */
     private void create(TableId table, String location, Schema schema) {
-        List<String> partitions =
-                schema.partitionKeys().isEmpty()
-                        ? partitionKeys.getOrDefault(table, List.of())
-                        : schema.partitionKeys();
         TableDefinition definition =
-                new TableDefinition(
-                        PipelineSchemas.columns(schema),
-                        schema.primaryKeys(),
-                        partitions,
-                        tableProperties,
-                        SchemaEvolutionPolicy.of(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES));
+                settings.tableConfig(table, schema)
+                        .definition()
+                        .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES);
         DeltaTable.open(location, storage, MergeOptions.DEFAULTS, definition, true);
         LOG.info(
                 "The Delta table of {} at {} has the schema of its pipeline table",

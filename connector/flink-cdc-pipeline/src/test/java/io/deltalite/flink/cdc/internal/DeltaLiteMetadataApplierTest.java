@@ -49,12 +49,19 @@ class DeltaLiteMetadataApplierTest {
 
     @TempDir Path dir;
 
-    private DeltaLiteMetadataApplier applier(Map<String, String> tableProperties) {
-        return new DeltaLiteMetadataApplier(
+    private PipelineSettings settings(
+            Map<TableId, List<String>> partitionKeys, Map<String, String> tableProperties) {
+        return new PipelineSettings(
                 TableLocations.under(dir.toString()),
-                StorageSettings.of(Map.of()),
+                new org.apache.flink.configuration.Configuration(),
                 Map.of(),
-                tableProperties);
+                tableProperties,
+                partitionKeys,
+                null);
+    }
+
+    private DeltaLiteMetadataApplier applier(Map<String, String> tableProperties) {
+        return new DeltaLiteMetadataApplier(settings(Map.of(), tableProperties));
     }
 
     private String location() {
@@ -116,11 +123,7 @@ class DeltaLiteMetadataApplierTest {
                         .physicalColumn("day", DataTypes.STRING())
                         .primaryKey("id")
                         .build();
-        new DeltaLiteMetadataApplier(
-                        TableLocations.under(dir.toString()),
-                        StorageSettings.of(Map.of()),
-                        Map.of(ORDERS, List.of("day")),
-                        Map.of())
+        new DeltaLiteMetadataApplier(settings(Map.of(ORDERS, List.of("day")), Map.of()))
                 .applySchemaChange(new CreateTableEvent(ORDERS, unpartitioned));
 
         assertThat(schema().partitionColumns()).containsExactly("day");
