@@ -24,9 +24,10 @@ import org.apache.flink.cdc.runtime.typeutils.BinaryRecordDataGenerator;
 
 /**
  * The events a pipeline source would send for three tables of a database, and the rows each table
- * must end with: inserts, updates, deletes and key changes (a delete and an insert, as
- * Debezium-based sources send them) on {@code shop.orders} and {@code shop.customers}; a column
- * added to orders and a column of customers widened mid-stream; {@code shop.events} created
+ * must end with: inserts, updates (a quarter with only the old row's key), deletes and key changes
+ * (a delete and an insert, as Debezium-based sources send them) on {@code shop.orders} and {@code
+ * shop.customers}, orders partitioned by customer outside its key so that updates move rows; a
+ * column added to orders and a column of customers widened mid-stream; {@code shop.events} created
  * mid-stream. Rows of the model are in the Java types a Delta reader returns.
  */
 final class PipelineScript {
@@ -130,9 +131,15 @@ final class PipelineScript {
             } else if (op < 8) {
                 Object[] before = any(rows);
                 Object[] after = newRow(table, before[0]);
+                // Some sources know only the old row's key (PostgreSQL's default identity).
+                Object[] old = before;
+                if (random.nextInt(4) == 0) {
+                    old = new Object[before.length];
+                    old[0] = before[0];
+                }
                 events.add(
                         DataChangeEvent.updateEvent(
-                                table, record(table, before), record(table, after)));
+                                table, record(table, old), record(table, after)));
                 rows.put(after[0], after);
             } else if (op < 9) {
                 Object[] before = any(rows);
@@ -182,6 +189,9 @@ final class PipelineScript {
             DataType type = schema.getColumnDataTypes().get(i);
             if (random.nextInt(8) == 0) {
                 row[i] = null;
+            } else if (schema.getColumnNames().get(i).equals("customer")) {
+                // Few values: orders are partitioned by customer, and updates move rows.
+                row[i] = "c" + random.nextInt(3);
             } else if (type.equals(DataTypes.STRING())) {
                 row[i] = "s" + random.nextInt(1000);
             } else if (type.equals(DataTypes.INT())) {

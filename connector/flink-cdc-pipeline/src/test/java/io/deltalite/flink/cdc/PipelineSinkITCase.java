@@ -73,7 +73,14 @@ class PipelineSinkITCase {
                         .returns(new EventTypeInfo())
                         .setParallelism(2)
                         .uid("source");
-        PipelineTopology.sinkTo(events, dataSink(Map.of("table.root", root.toString())));
+        PipelineTopology.sinkTo(
+                events,
+                dataSink(
+                        Map.of(
+                                "table.root",
+                                root.toString(),
+                                "partition.key",
+                                "shop.orders:customer")));
         JobClient job = env.executeAsync("deltalite pipeline");
         try {
             loseATaskManagerMidRun(cluster, job);

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * table with the schema it had then, and refuses to commit to a table whose schema changed since;
  * this committer then opens the table again and commits the checkpoint once more — the files its
  * writers merged before the change stay readable after it (columns added, types widened, NOT NULL
- * relaxed: see {@link DeltaLiteEventWriter}).
+ * relaxed: see {@link DeltaLiteEventWriter}) — as long as they still fit it: the checkpoints merged
+ * before the change are checked as restored ones are, so that a table replaced or whose columns
+ * were dropped meanwhile (by another writer) refuses them.
  */
 final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
     private static final Logger LOG = LoggerFactory.getLogger(DeltaLiteEventCommitter.class);
@@ -45,16 +47,27 @@ final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
             throws IOException, InterruptedException {
         List<CommitRequest<TableCommittable>> ordered = new ArrayList<>(requests);
         ordered.sort(Comparator.comparingLong(request -> request.getCommittable().checkpointId()));
+        Map<String, Long> lastOfTable = new HashMap<>();
         for (CommitRequest<TableCommittable> request : ordered) {
-            commit(request);
+            lastOfTable.merge(
+                    request.getCommittable().table().location(),
+                    request.getCommittable().checkpointId(),
+                    Math::max);
+        }
+        for (CommitRequest<TableCommittable> request : ordered) {
+            commit(request, lastOfTable.get(request.getCommittable().table().location()));
         }
     }
 
-    private void commit(CommitRequest<TableCommittable> request)
+    /**
+     * @param lastOfTable the last checkpoint of the table among those to commit now: each may have
+     *     been merged before the table's schema changed
+     */
+    private void commit(CommitRequest<TableCommittable> request, long lastOfTable)
             throws IOException, InterruptedException {
         TableSpec table = request.getCommittable().table();
         TableRequest attempt = new TableRequest(request, false);
-        committerOf(table).commit(List.of(attempt));
+        committerOf(table, 0).commit(List.of(attempt));
         if (attempt.schemaChanged != null) {
             LOG.info(
                     "The schema of {} at {} changed since its committer opened it; opening it"
@@ -64,18 +77,25 @@ final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
                     request.getCommittable().checkpointId(),
                     attempt.schemaChanged.getMessage());
             close(tables.remove(table.location()));
-            committerOf(table).commit(List.of(new TableRequest(request, true)));
+            // Checked as a restored checkpoint is: merged before the change, its files must still
+            // fit the table (partitioning, columns), else it is refused, never committed blindly.
+            committerOf(table, lastOfTable).commit(List.of(new TableRequest(request, true)));
         }
     }
 
-    private Committer<CheckpointResults> committerOf(TableSpec table) {
+    /**
+     * @param checkedUpTo the checkpoints its committer checks as restored ones ({@link
+     *     SinkTopology#committer})
+     */
+    private Committer<CheckpointResults> committerOf(TableSpec table, long checkedUpTo) {
         Committer<CheckpointResults> committer = tables.get(table.location());
         if (committer == null) {
             committer =
                     SinkTopology.committer(
                             table.config(settings),
                             context,
-                            context.metricGroup().addGroup("table", table.name()));
+                            context.metricGroup().addGroup("table", table.name()),
+                            checkedUpTo);
             tables.put(table.location(), committer);
         }
         return committer;

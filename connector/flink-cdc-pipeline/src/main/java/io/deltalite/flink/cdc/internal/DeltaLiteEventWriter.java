@@ -23,6 +23,8 @@ import org.apache.flink.cdc.common.event.SchemaChangeEvent;
 import org.apache.flink.cdc.common.event.TableId;
 import org.apache.flink.cdc.common.schema.Schema;
 import org.apache.flink.cdc.common.utils.SchemaUtils;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +69,12 @@ final class DeltaLiteEventWriter
         TableSpec spec;
         PipelineRecords records;
         DeltaLiteWriter writer;
+
+        /**
+         * The positions of the primary-key columns when the table is partitioned by a column
+         * outside its key (an update may then move a row to another partition), else null.
+         */
+        int[] keyIfPartitionedOutsideIt;
 
         TableWriter(TableId id) {
             this.id = id;
@@ -119,6 +127,19 @@ final class DeltaLiteEventWriter
             return; // the same table sent again
         }
         SinkConfig config = settings.tableConfig(id, schema);
+        for (TableWriter other : tables.values()) {
+            if (!other.id.equals(id) && other.spec.location().equals(config.location())) {
+                throw new IllegalStateException(
+                        "The pipeline tables "
+                                + other.id
+                                + " and "
+                                + id
+                                + " both map to the Delta table at "
+                                + config.location()
+                                + ": two tables would write one Delta table. Put {schema} (and"
+                                + " {namespace}) into table.path-pattern.");
+            }
+        }
         if (table == null) {
             table = new TableWriter(id);
             List<WriterState> states = restored.remove(config.location());
@@ -139,6 +160,12 @@ final class DeltaLiteEventWriter
         table.schema = schema;
         table.spec = TableSpec.of(id.toString(), config);
         table.records = PipelineRecords.of(schema);
+        table.keyIfPartitionedOutsideIt =
+                schema.primaryKeys().containsAll(config.definition().partitionColumns())
+                        ? null
+                        : schema.primaryKeys().stream()
+                                .mapToInt(schema.getColumnNames()::indexOf)
+                                .toArray();
     }
 
     private void write(DataChangeEvent change, Context context) throws IOException {
@@ -167,6 +194,11 @@ final class DeltaLiteEventWriter
                                     + " committed. Make the source send a key change as a DELETE"
                                     + " and an INSERT (as Debezium-based sources do).");
                 }
+                if (table.keyIfPartitionedOutsideIt != null) {
+                    // The update may move the row to another partition: its old row goes first,
+                    // or, without a before image, a delete of its key, wherever the row is.
+                    table.writer.write(oldRowOf(table, change), context);
+                }
                 table.writer.write(
                         table.records.toRow(change.after(), RowKind.UPDATE_AFTER), context);
                 break;
@@ -177,6 +209,22 @@ final class DeltaLiteEventWriter
                 throw new IllegalArgumentException(
                         "The deltalite sink does not know the change kind " + change.op());
         }
+    }
+
+    /**
+     * The row an update replaces, as a delete: its before image, or its key alone (every other
+     * column null), which deletes the key's row in whatever partition holds it.
+     */
+    private static RowData oldRowOf(TableWriter table, DataChangeEvent update) {
+        if (update.before() != null) {
+            return table.records.toRow(update.before(), RowKind.UPDATE_BEFORE);
+        }
+        GenericRowData after = table.records.toRow(update.after(), RowKind.UPDATE_BEFORE);
+        GenericRowData key = new GenericRowData(RowKind.UPDATE_BEFORE, after.getArity());
+        for (int index : table.keyIfPartitionedOutsideIt) {
+            key.setField(index, after.getField(index));
+        }
+        return key;
     }
 
     private static boolean keyChanged(TableWriter table, RecordData before, RecordData after) {

@@ -11,7 +11,6 @@ import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.sink.SchemaEvolution;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,9 +55,14 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
             EnumSet.of(
                     SchemaChangeEventType.CREATE_TABLE,
                     SchemaChangeEventType.ADD_COLUMN,
-                    SchemaChangeEventType.ALTER_COLUMN_TYPE,
-                    SchemaChangeEventType.RENAME_COLUMN,
-                    SchemaChangeEventType.DROP_COLUMN);
+                    SchemaChangeEventType.ALTER_COLUMN_TYPE);
+
+    /**
+     * The table property naming the pipeline table a Delta table was created for: two pipeline
+     * tables must never write one Delta table (a path pattern without {@code {schema}} can map
+     * {@code db1.orders} and {@code db2.orders} to one location).
+     */
+    static final String PIPELINE_TABLE = "deltalite.pipeline.table";
 
     private final PipelineSettings settings;
     private final TableLocations locations;
@@ -107,10 +111,23 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
                 addColumns(event, table, location, add);
             } else if (event instanceof AlterColumnTypeEvent alter) {
                 alterTypes(event, table, location, alter);
-            } else if (event instanceof RenameColumnEvent rename) {
-                rename(event, table, location, rename);
-            } else if (event instanceof DropColumnEvent drop) {
-                drop(event, table, location, drop);
+            } else if (event instanceof RenameColumnEvent || event instanceof DropColumnEvent) {
+                throw new UnsupportedSchemaChangeEventException(
+                        event,
+                        "deltalite does not apply "
+                                + event.getType().getTag()
+                                + " to the Delta table of "
+                                + table
+                                + " at "
+                                + location
+                                + " ("
+                                + event
+                                + "): after a failover the pipeline replays the changes written"
+                                + " before the event under the column's old name, which the"
+                                + " table would no longer have. Run the pipeline with"
+                                + " schema.change.behavior: lenient (the default), which keeps a"
+                                + " dropped column (nullable) and adds a renamed one under its new"
+                                + " name; or exclude the event (exclude.schema.changes).");
             } else {
                 throw new UnsupportedSchemaChangeEventException(
                         event,
@@ -127,11 +144,6 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
         } catch (SchemaEvolveException e) {
             throw e;
         } catch (DeltaLiteException e) {
-            if (event instanceof RenameColumnEvent || event instanceof DropColumnEvent) {
-                // Renames and drops need column mapping: without it the table cannot take them.
-                throw new UnsupportedSchemaChangeEventException(
-                        event, couldNotApply(event, location, e), e);
-            }
             throw new SchemaEvolveException(event, couldNotApply(event, location, e), e);
         } catch (RuntimeException e) {
             throw new SchemaEvolveException(event, couldNotApply(event, location, e), e);
@@ -152,10 +164,25 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
 
     /** Creates the table, or checks that the one there can take the schema. */
     private void create(TableId table, String location, Schema schema) {
+        if (schema.primaryKeys().isEmpty()) {
+            throw new SchemaEvolveException(
+                    new CreateTableEvent(table, schema),
+                    "The table "
+                            + table
+                            + " has no primary key, so deltalite cannot apply its updates and"
+                            + " deletes to a Delta table at "
+                            + location
+                            + " (each would add a row or fail). Give it one in the pipeline"
+                            + " (transform: - source-table: "
+                            + table
+                            + "  primary-keys: ...), or leave the table out of the source.");
+        }
+        requireNotAnotherTables(table, location, schema);
         TableDefinition definition =
                 settings.tableConfig(table, schema)
                         .definition()
-                        .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES);
+                        .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES)
+                        .withTableProperty(PIPELINE_TABLE, table.toString());
         DeltaTable.open(location, storage, MergeOptions.DEFAULTS, definition, true);
         LOG.info(
                 "The Delta table of {} at {} has the schema of its pipeline table",
@@ -207,36 +234,6 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
         evolve(current, columns, Map.of(), false, true, location);
     }
 
-    private void rename(
-            SchemaChangeEvent event, TableId table, String location, RenameColumnEvent rename) {
-        TableSchema current = existing(event, table, location);
-        List<ValueType.Field> columns = new ArrayList<>(current.columns());
-        Map<String, String> renames = new LinkedHashMap<>();
-        rename.getNameMapping()
-                .forEach(
-                        (from, to) -> {
-                            if (find(columns, from).isEmpty() && find(columns, to).isPresent()) {
-                                return; // renamed before: the event is applied again
-                            }
-                            int index = indexOf(columns, from, event, table, location);
-                            ValueType.Field old = columns.get(index);
-                            columns.set(index, new ValueType.Field(to, old.type(), old.nullable()));
-                            renames.put(old.name(), to);
-                        });
-        evolve(current, columns, renames, false, false, location);
-    }
-
-    private void drop(
-            SchemaChangeEvent event, TableId table, String location, DropColumnEvent drop) {
-        TableSchema current = existing(event, table, location);
-        List<ValueType.Field> columns = new ArrayList<>(current.columns());
-        for (String name : drop.getDroppedColumnNames()) {
-            // A column already gone was dropped before: the event is applied again.
-            columns.removeIf(column -> column.name().equalsIgnoreCase(name));
-        }
-        evolve(current, columns, Map.of(), true, false, location);
-    }
-
     /**
      * Opens the table with {@code columns}, which changes its schema to them in one version; NOT
      * NULL is relaxed only where {@code relaxes} (an altered column type that the source declares
@@ -264,6 +261,24 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
         DeltaTable.existingSchema(location, storage, definition);
         // ...and committed as a starting writer commits it: one version, or none if made before.
         DeltaTable.open(location, storage, MergeOptions.DEFAULTS, definition, false);
+    }
+
+    /** Refuses to create {@code table} where another pipeline table's Delta table is. */
+    private void requireNotAnotherTables(TableId table, String location, Schema schema) {
+        String owner = DeltaTable.tableProperties(location, storage).get(PIPELINE_TABLE);
+        if (owner != null && !owner.equals(table.toString())) {
+            throw new SchemaEvolveException(
+                    new CreateTableEvent(table, schema),
+                    "The Delta table at "
+                            + location
+                            + " was created for the pipeline table "
+                            + owner
+                            + ", and "
+                            + table
+                            + " maps to the same location: two tables would write one Delta"
+                            + " table. Put {schema} (and {namespace}) into table.path-pattern so"
+                            + " that every table gets a location of its own.");
+        }
     }
 
     /** The schema of the table the event changes; refused when there is none. */

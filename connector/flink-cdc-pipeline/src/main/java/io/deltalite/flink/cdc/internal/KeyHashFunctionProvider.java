@@ -19,8 +19,7 @@ import org.apache.flink.types.RowKind;
  * distributed by key would send it to — its primary key hashed into {@link #keyGroups} groups, as
  * each table's writer hashes it ({@link io.deltalite.flink.internal.sink.WriterSlot}) and checks
  * for every record. So all changes of a key reach one writer, in order, and every writer's files
- * hold only its own keys. A delete is routed by its old row, everything else by its new one. A
- * table without a primary key (written append-only) is spread by the rows' hash.
+ * hold only its own keys. A delete is routed by its old row, everything else by its new one.
  */
 final class KeyHashFunctionProvider implements HashFunctionProvider<DataChangeEvent> {
     private static final long serialVersionUID = 1L;
@@ -46,7 +45,9 @@ final class KeyHashFunctionProvider implements HashFunctionProvider<DataChangeEv
     public HashFunction<DataChangeEvent> getHashFunction(TableId table, Schema schema) {
         Objects.requireNonNull(table, "the pipeline names no table for its hash function");
         if (schema.primaryKeys().isEmpty()) {
-            return change -> Math.floorMod(Objects.hashCode(rowOf(change)), parallelism);
+            // The metadata applier refuses to create such a table.
+            throw new IllegalStateException(
+                    "The pipeline table " + table + " has no primary key to route its changes by.");
         }
         SinkConfig config = settings.tableConfig(table, schema);
         PipelineRecords records = PipelineRecords.of(schema);

@@ -55,7 +55,7 @@ final class PipelineRecords implements Serializable {
     }
 
     /** {@code record} as a row of {@code kind}. */
-    RowData toRow(RecordData record, RowKind kind) {
+    GenericRowData toRow(RecordData record, RowKind kind) {
         if (record.getArity() != fields.length) {
             throw new IllegalArgumentException(
                     "a record of "

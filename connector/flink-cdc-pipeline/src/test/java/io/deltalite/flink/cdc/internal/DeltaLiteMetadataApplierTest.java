@@ -216,9 +216,10 @@ class DeltaLiteMetadataApplierTest {
         assertThat(column("amount").type()).isEqualTo(new ValueType.Decimal(10, 2));
     }
 
-    @Test
-    void withoutColumnMappingRenamesAndDropsAreRefusedAsUnsupported() {
-        DeltaLiteMetadataApplier applier = created(Map.of());
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "name"})
+    void renamesAndDropsAreRefusedAsUnsupportedSayingLenientKeepsTheColumn(String mapping) {
+        DeltaLiteMetadataApplier applier = created(Map.of("delta.columnMapping.mode", mapping));
         long created = version();
 
         refusal(
@@ -227,35 +228,67 @@ class DeltaLiteMetadataApplierTest {
                                         new RenameColumnEvent(ORDERS, Map.of("amount", "total"))),
                         UnsupportedSchemaChangeEventException.class)
                 .contains("shop.orders")
-                .contains("amount -> total")
-                .contains("column mapping");
+                .contains("rename.column")
+                .contains("failover")
+                .contains("schema.change.behavior: lenient");
         refusal(
                         () ->
                                 applier.applySchemaChange(
                                         new DropColumnEvent(ORDERS, List.of("amount"))),
                         UnsupportedSchemaChangeEventException.class)
-                .contains("drop columns [amount]")
-                .contains("column mapping");
+                .contains("drop.column")
+                .contains("schema.change.behavior: lenient");
         assertThat(version()).isEqualTo(created);
         assertThat(schema().columns()).extracting(ValueType.Field::name).contains("amount");
+        assertThat(applier.getSupportedSchemaEvolutionTypes())
+                .doesNotContain(
+                        org.apache.flink.cdc.common.event.SchemaChangeEventType.RENAME_COLUMN,
+                        org.apache.flink.cdc.common.event.SchemaChangeEventType.DROP_COLUMN);
     }
 
     @Test
-    void withColumnMappingRenamesAndDropsApplyOnceWhenTheEventsComeTwice() {
-        DeltaLiteMetadataApplier applier = created(Map.of("delta.columnMapping.mode", "name"));
-        SchemaChangeEvent rename = new RenameColumnEvent(ORDERS, Map.of("amount", "total"));
-        SchemaChangeEvent drop = new DropColumnEvent(ORDERS, List.of("qty"));
+    void aTableWithoutPrimaryKeyIsRefusedNamingTheTransformThatGivesItOne() {
+        Schema keyless =
+                Schema.newBuilder()
+                        .physicalColumn("id", DataTypes.BIGINT())
+                        .physicalColumn("note", DataTypes.STRING())
+                        .build();
 
-        applier.applySchemaChange(rename);
-        applier.applySchemaChange(drop);
-        long changed = version();
-        applier.applySchemaChange(rename);
-        applier.applySchemaChange(drop);
+        refusal(
+                        () ->
+                                applier(Map.of())
+                                        .applySchemaChange(new CreateTableEvent(ORDERS, keyless)),
+                        SchemaEvolveException.class)
+                .contains("shop.orders has no primary key")
+                .contains("primary-keys");
+        assertThat(dir.resolve("shop").resolve("orders").resolve("_delta_log")).doesNotExist();
+    }
 
-        assertThat(schema().columns())
-                .extracting(ValueType.Field::name)
-                .containsExactly("id", "day", "total");
-        assertThat(version()).isEqualTo(changed);
+    @Test
+    void twoTablesThatMapToOneLocationAreRefused() {
+        DeltaLiteMetadataApplier applier =
+                new DeltaLiteMetadataApplier(
+                        new PipelineSettings(
+                                TableLocations.ofPattern(dir + "/{table}"),
+                                new org.apache.flink.configuration.Configuration(),
+                                Map.of(),
+                                Map.of(),
+                                Map.of(),
+                                null));
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+        // The same event again is the same table: nothing to refuse.
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
+
+        refusal(
+                        () ->
+                                applier.applySchemaChange(
+                                        new CreateTableEvent(
+                                                TableId.tableId("archive", "orders"),
+                                                ORDERS_SCHEMA)),
+                        SchemaEvolveException.class)
+                .contains("created for the pipeline table shop.orders")
+                .contains("archive.orders")
+                .contains("{schema}");
     }
 
     @Test

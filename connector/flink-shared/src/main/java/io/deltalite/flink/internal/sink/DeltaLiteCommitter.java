@@ -55,14 +55,21 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
     /** The lineage's heartbeat, beaten by subtask 0 (which gets every committable); else null. */
     private final LineageHeartbeat heartbeat;
 
+    /**
+     * @param checkedUpTo the checkpoints up to which results are checked as restored ones are (see
+     *     {@link SinkTopology#committer(SinkConfig, CommitterInitContext,
+     *     org.apache.flink.metrics.MetricGroup, long)}), beyond those the job restored
+     */
     DeltaLiteCommitter(
             SinkConfig config,
             CommitterInitContext context,
-            org.apache.flink.metrics.MetricGroup metrics) {
+            org.apache.flink.metrics.MetricGroup metrics,
+            long checkedUpTo) {
         this.config = config;
         this.metrics = new SinkMetrics(metrics);
         this.ownAppId = config.transactionAppId(context.getJobInfo().getJobId().toHexString());
-        this.restoredCheckpointId = context.getRestoredCheckpointId().orElse(0);
+        this.restoredCheckpointId =
+                Math.max(context.getRestoredCheckpointId().orElse(0), checkedUpTo);
         if (context.getTaskInfo().getIndexOfThisSubtask() == 0) {
             DeltaTable table = table();
             heartbeat =

@@ -46,14 +46,22 @@ public final class SinkTopology {
 
     public static Committer<CheckpointResults> committer(
             SinkConfig config, CommitterInitContext context) {
-        return committer(config, context, context.metricGroup());
+        return committer(config, context, context.metricGroup(), 0);
     }
 
-    /** The committer of one table among several, its metrics in {@code metrics}. */
+    /**
+     * The committer of one table among several, its metrics in {@code metrics}; it checks the
+     * checkpoints up to {@code checkedUpTo} as it checks those a job restored (their files exist,
+     * fit the table's partitioning, hold no column the table no longer reads), for a table whose
+     * schema changed after they were merged. 0 checks only what the job restored.
+     */
     public static Committer<CheckpointResults> committer(
-            SinkConfig config, CommitterInitContext context, MetricGroup metrics) {
+            SinkConfig config,
+            CommitterInitContext context,
+            MetricGroup metrics,
+            long checkedUpTo) {
         FlinkVersionCheck.checkRunningFlink();
-        return new DeltaLiteCommitter(config, context, metrics);
+        return new DeltaLiteCommitter(config, context, metrics, checkedUpTo);
     }
 
     /**

@@ -281,6 +281,27 @@ public final class DeltaTable implements MergeTable {
      * against {@code definition} (supported features, partition columns, recorded primary key);
      * empty when there is no table yet.
      */
+    /**
+     * The table properties of the Delta table at {@code location} ({@code delta.*} and others), or
+     * none when there is no table there yet.
+     */
+    public static Map<String, String> tableProperties(String location, StorageSettings storage) {
+        Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
+        try {
+            Snapshot snapshot =
+                    ConnectorClassLoader.call(
+                            () ->
+                                    load(
+                                            location,
+                                            location,
+                                            DefaultEngine.create(hadoopConf),
+                                            hadoopConf));
+            return Map.copyOf(snapshot.getTableProperties());
+        } catch (TableNotFoundException e) {
+            return Map.of();
+        }
+    }
+
     public static Optional<TableSchema> existingSchema(
             String location, StorageSettings storage, TableDefinition definition) {
         Snapshot snapshot;

@@ -64,6 +64,14 @@ public record TableDefinition(
         return withSchemaEvolution(schemaEvolution.withMode(mode));
     }
 
+    /** This definition with the table property {@code key} set to {@code value}. */
+    public TableDefinition withTableProperty(String key, String value) {
+        Map<String, String> properties = new java.util.LinkedHashMap<>(tableProperties);
+        properties.put(key, value);
+        return new TableDefinition(
+                columns, primaryKey, partitionColumns, properties, schemaEvolution);
+    }
+
     /** This definition with {@code policy} as its schema evolution. */
     public TableDefinition withSchemaEvolution(SchemaEvolutionPolicy policy) {
         return new TableDefinition(columns, primaryKey, partitionColumns, tableProperties, policy);

@@ -261,7 +261,9 @@ public final class MergeWriter implements AutoCloseable {
             next.current.put(result.partition(), result);
         }
         next.lastPrepared = conformed(lastPrepared, changed);
+        // The successor notes the files under its own name before this writer's note goes.
         next.noteUnprepared();
+        journal.forgetUnprepared();
         close();
         return next;
     }
