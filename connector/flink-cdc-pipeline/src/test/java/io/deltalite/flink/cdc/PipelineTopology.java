@@ -42,7 +42,7 @@ import org.apache.flink.streaming.runtime.operators.sink.CommitterOperatorFactor
  * the sink's hash function; the sink writer operator flushes the sink for each {@code FlushEvent};
  * the committer is attached because the sink is a {@code TwoPhaseCommittingSink}.
  */
-final class PipelineTopology {
+public final class PipelineTopology {
     /** The composer's default uid of the schema operator (pipeline option schema.operator.uid). */
     private static final String SCHEMA_OPERATOR_UID = "$$_schema_operator_$$";
 
@@ -54,7 +54,7 @@ final class PipelineTopology {
      * the schema operator has subtasks), under the default schema change behaviour (LENIENT) and
      * the sink's default schema changes (all but drop.table and truncate.table).
      */
-    static void sinkTo(DataStream<Event> events, DataSink dataSink) {
+    public static void sinkTo(DataStream<Event> events, DataSink dataSink) {
         int upstream = events.getParallelism();
         int sinkParallelism = upstream;
         MetadataApplier applier =

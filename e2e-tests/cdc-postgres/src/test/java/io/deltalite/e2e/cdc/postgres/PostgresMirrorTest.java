@@ -2,6 +2,8 @@ package io.deltalite.e2e.cdc.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.deltalite.flink.cdc.DeltaLiteDataSinkFactory;
+import io.deltalite.flink.cdc.PipelineTopology;
 import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.sink.DeltaLiteSink;
 import io.deltalite.flink.testing.Rows;
@@ -15,12 +17,15 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.cdc.common.event.Event;
+import org.apache.flink.cdc.common.factories.FactoryHelper;
 import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder;
 import org.apache.flink.cdc.debezium.table.RowDataDebeziumDeserializeSchema;
 import org.apache.flink.configuration.Configuration;
@@ -30,6 +35,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
@@ -407,6 +413,91 @@ class PostgresMirrorTest {
     }
 
     /** Why the job stopped, with its failure's messages, or null while it runs. */
+    /**
+     * The whole schema into Delta through deltalite's Flink CDC pipeline sink: Flink CDC's
+     * PostgreSQL source read as a pipeline source ({@link PostgresPipelineEvents}), the pipeline's
+     * topology as its composer wires it ({@link PipelineTopology}), two tables snapshotted and then
+     * streamed — one partitioned by day, so that updates move rows between partitions — both
+     * TaskManagers replaced mid-run. Each Delta table, read by Delta Kernel and by Spark, equals
+     * its database table.
+     */
+    @Test
+    void aWholeSchemaIsSyncedByThePipelineSinkThroughTaskManagerFailures(
+            @InjectMiniCluster MiniCluster cluster) throws Exception {
+        createTable("pipe_orders", 2_000);
+        createTable("pipe_returns", 500);
+        Path root = dir.resolve("lake");
+        Path orders = root.resolve("public").resolve("pipe_orders");
+        Path returns = root.resolve("public").resolve("pipe_returns");
+        PostgresSourceBuilder.PostgresIncrementalSource<Event> source =
+                PostgresSourceBuilder.PostgresIncrementalSource.<Event>builder()
+                        .hostname("localhost")
+                        .port(postgres.getPort())
+                        .database("postgres")
+                        .schemaList("public")
+                        .tableList("public.pipe_orders", "public.pipe_returns")
+                        .username("postgres")
+                        .password("postgres")
+                        .slotName("deltalite_pipeline")
+                        .decodingPluginName("pgoutput")
+                        .splitSize(500)
+                        .deserializer(new PostgresPipelineEvents())
+                        .build();
+        StreamExecutionEnvironment env = environment();
+        DataStream<Event> events =
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "postgres")
+                        .uid("postgres");
+        PipelineTopology.sinkTo(
+                events,
+                new DeltaLiteDataSinkFactory()
+                        .createDataSink(
+                                new FactoryHelper.DefaultContext(
+                                        org.apache.flink.cdc.common.configuration.Configuration
+                                                .fromMap(
+                                                        Map.of(
+                                                                "table.root",
+                                                                root.toString(),
+                                                                "partition.key",
+                                                                "public.pipe_orders:day")),
+                                        new org.apache.flink.cdc.common.configuration
+                                                .Configuration(),
+                                        getClass().getClassLoader())));
+        JobClient job = env.executeAsync("sync schema public");
+        AtomicBoolean killed = new AtomicBoolean();
+        try {
+            TableWaits.awaitCommits(orders, 1, CONVERGE);
+            runTransactions(
+                    "pipe_orders",
+                    TRANSACTIONS / 3,
+                    () -> killWhileStreaming(cluster, killed, orders, "pipe_orders"));
+            runTransactions("pipe_returns", TRANSACTIONS / 6, () -> {});
+            assertThat(killed).as("the TaskManagers were killed mid-run").isTrue();
+            TableWaits.awaitRows(orders, databaseRows("pipe_orders"), CONVERGE, () -> stopped(job));
+            TableWaits.awaitRows(
+                    returns, databaseRows("pipe_returns"), CONVERGE, () -> stopped(job));
+        } finally {
+            job.cancel().get();
+        }
+        for (String table : List.of("pipe_orders", "pipe_returns")) {
+            assertThat(
+                            Rows.sorted(
+                                    KernelTableReader.readAll(
+                                            root.resolve("public").resolve(table).toString())))
+                    .as("%s read by Delta Kernel", table)
+                    .isEqualTo(Rows.sorted(databaseRows(table)));
+        }
+        // Spark reads the table whose updates moved rows between partitions; its reader prints
+        // rows as JSON, whose integers read back as Long.
+        List<Object[]> asJson = new ArrayList<>();
+        for (Object[] row : databaseRows("pipe_orders")) {
+            Long amount = row[2] == null ? null : ((Integer) row[2]).longValue();
+            asJson.add(new Object[] {row[0], row[1], amount, row[3]});
+        }
+        assertThat(Rows.sorted(SparkReader.readAll(orders, dir, "id", "day", "amount", "note")))
+                .as("pipe_orders read by Spark with Delta")
+                .isEqualTo(Rows.sorted(asJson));
+    }
+
     private static String stopped(JobClient job) throws Exception {
         if (!job.getJobStatus().get().isTerminalState()) {
             return null;
@@ -612,8 +703,13 @@ class PostgresMirrorTest {
      * to stream, Flink CDC 3.5.0's restored readers were once seen with no split at all.
      */
     private static void killWhileStreaming(MiniCluster cluster, AtomicBoolean killed, Path table) {
+        killWhileStreaming(cluster, killed, table, "orders");
+    }
+
+    private static void killWhileStreaming(
+            MiniCluster cluster, AtomicBoolean killed, Path table, String databaseTable) {
         try {
-            TableWaits.awaitRows(table, databaseRows("orders"), CONVERGE);
+            TableWaits.awaitRows(table, databaseRows(databaseTable), CONVERGE);
         } catch (SQLException | InterruptedException e) {
             throw new IllegalStateException("waiting for the first half to be mirrored failed", e);
         }
