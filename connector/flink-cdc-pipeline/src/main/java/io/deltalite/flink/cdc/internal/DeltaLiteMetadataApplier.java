@@ -112,15 +112,10 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
             } else if (event instanceof AlterColumnTypeEvent alter) {
                 alterTypes(event, table, location, alter);
             } else if (event instanceof RenameColumnEvent || event instanceof DropColumnEvent) {
-                throw new UnsupportedSchemaChangeEventException(
+                throw unsupported(
                         event,
-                        "deltalite does not apply "
-                                + event.getType().getTag()
-                                + " to the Delta table of "
-                                + table
-                                + " at "
-                                + location
-                                + " ("
+                        location,
+                        " ("
                                 + event
                                 + "): after a failover the pipeline replays the changes written"
                                 + " before the event under the column's old name, which the"
@@ -129,17 +124,12 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
                                 + " dropped column (nullable) and adds a renamed one under its new"
                                 + " name; or exclude the event (exclude.schema.changes).");
             } else {
-                throw new UnsupportedSchemaChangeEventException(
+                throw unsupported(
                         event,
-                        "deltalite does not apply "
-                                + event.getType().getTag()
-                                + " to the Delta table of "
-                                + table
-                                + " at "
-                                + location
-                                + ": a pipeline only creates tables and changes their columns."
-                                + " Exclude the event from the sink (exclude.schema.changes) and"
-                                + " truncate or drop the table yourself (for example with Spark).");
+                        location,
+                        ": a pipeline only creates tables and changes their columns. Exclude the"
+                                + " event from the sink (exclude.schema.changes) and truncate or"
+                                + " drop the table yourself (for example with Spark).");
             }
         } catch (SchemaEvolveException e) {
             throw e;
@@ -148,6 +138,20 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
         } catch (RuntimeException e) {
             throw new SchemaEvolveException(event, couldNotApply(event, location, e), e);
         }
+    }
+
+    /** "deltalite does not apply TYPE to the Delta table of T at L" and why. */
+    private static UnsupportedSchemaChangeEventException unsupported(
+            SchemaChangeEvent event, String location, String why) {
+        return new UnsupportedSchemaChangeEventException(
+                event,
+                "deltalite does not apply "
+                        + event.getType().getTag()
+                        + " to the Delta table of "
+                        + event.tableId()
+                        + " at "
+                        + location
+                        + why);
     }
 
     /** "deltalite could not apply TYPE to the Delta table of T at L: why". */

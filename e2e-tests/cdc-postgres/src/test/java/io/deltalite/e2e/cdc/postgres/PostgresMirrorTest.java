@@ -430,19 +430,11 @@ class PostgresMirrorTest {
         Path orders = root.resolve("public").resolve("pipe_orders");
         Path returns = root.resolve("public").resolve("pipe_returns");
         PostgresSourceBuilder.PostgresIncrementalSource<Event> source =
-                PostgresSourceBuilder.PostgresIncrementalSource.<Event>builder()
-                        .hostname("localhost")
-                        .port(postgres.getPort())
-                        .database("postgres")
-                        .schemaList("public")
-                        .tableList("public.pipe_orders", "public.pipe_returns")
-                        .username("postgres")
-                        .password("postgres")
-                        .slotName("deltalite_pipeline")
-                        .decodingPluginName("pgoutput")
-                        .splitSize(500)
-                        .deserializer(new PostgresPipelineEvents())
-                        .build();
+                incrementalSource(
+                        "deltalite_pipeline",
+                        new PostgresPipelineEvents(),
+                        "public.pipe_orders",
+                        "public.pipe_returns");
         StreamExecutionEnvironment env = environment();
         DataStream<Event> events =
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "postgres")
@@ -498,6 +490,29 @@ class PostgresMirrorTest {
                 .isEqualTo(Rows.sorted(asJson));
     }
 
+    /**
+     * Flink CDC's incremental PostgreSQL source of {@code tables}, on replication slot {@code
+     * slot}.
+     */
+    private static <T> PostgresSourceBuilder.PostgresIncrementalSource<T> incrementalSource(
+            String slot,
+            org.apache.flink.cdc.debezium.DebeziumDeserializationSchema<T> deserializer,
+            String... tables) {
+        return PostgresSourceBuilder.PostgresIncrementalSource.<T>builder()
+                .hostname("localhost")
+                .port(postgres.getPort())
+                .database("postgres")
+                .schemaList("public")
+                .tableList(tables)
+                .username("postgres")
+                .password("postgres")
+                .slotName(slot)
+                .decodingPluginName("pgoutput")
+                .splitSize(500)
+                .deserializer(deserializer)
+                .build();
+    }
+
     private static String stopped(JobClient job) throws Exception {
         if (!job.getJobStatus().get().isTerminalState()) {
             return null;
@@ -535,23 +550,13 @@ class PostgresMirrorTest {
                         },
                         new String[] {"id", "day", "amount", "note"});
         PostgresSourceBuilder.PostgresIncrementalSource<RowData> source =
-                PostgresSourceBuilder.PostgresIncrementalSource.<RowData>builder()
-                        .hostname("localhost")
-                        .port(postgres.getPort())
-                        .database("postgres")
-                        .schemaList("public")
-                        .tableList("public.orders_ds")
-                        .username("postgres")
-                        .password("postgres")
-                        .slotName("deltalite_orders_ds")
-                        .decodingPluginName("pgoutput")
-                        .splitSize(500)
-                        .deserializer(
-                                RowDataDebeziumDeserializeSchema.newBuilder()
-                                        .setPhysicalRowType(rowType)
-                                        .setResultTypeInfo(InternalTypeInfo.of(rowType))
-                                        .build())
-                        .build();
+                incrementalSource(
+                        "deltalite_orders_ds",
+                        RowDataDebeziumDeserializeSchema.newBuilder()
+                                .setPhysicalRowType(rowType)
+                                .setResultTypeInfo(InternalTypeInfo.of(rowType))
+                                .build(),
+                        "public.orders_ds");
         Path table = dir.resolve("orders_ds");
         StreamExecutionEnvironment env = environment();
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "orders_ds changes")

@@ -281,6 +281,13 @@ public final class DeltaTable implements MergeTable {
      * against {@code definition} (supported features, partition columns, recorded primary key);
      * empty when there is no table yet.
      */
+    /** The latest snapshot of the table at {@code location}, for a look before opening it. */
+    private static Snapshot latest(String location, Configuration hadoopConf) {
+        // on S3 this may start S3A's threads: see ConnectorClassLoader
+        return ConnectorClassLoader.call(
+                () -> load(location, location, DefaultEngine.create(hadoopConf), hadoopConf));
+    }
+
     /**
      * The table properties of the Delta table at {@code location} ({@code delta.*} and others), or
      * none when there is no table there yet.
@@ -288,15 +295,7 @@ public final class DeltaTable implements MergeTable {
     public static Map<String, String> tableProperties(String location, StorageSettings storage) {
         Configuration hadoopConf = hadoopConfiguration(storage.hadoopOptions());
         try {
-            Snapshot snapshot =
-                    ConnectorClassLoader.call(
-                            () ->
-                                    load(
-                                            location,
-                                            location,
-                                            DefaultEngine.create(hadoopConf),
-                                            hadoopConf));
-            return Map.copyOf(snapshot.getTableProperties());
+            return Map.copyOf(latest(location, hadoopConf).getTableProperties());
         } catch (TableNotFoundException e) {
             return Map.of();
         }
@@ -319,15 +318,7 @@ public final class DeltaTable implements MergeTable {
                     });
         }
         try {
-            // on S3 this may start S3A's threads: see ConnectorClassLoader
-            snapshot =
-                    ConnectorClassLoader.call(
-                            () ->
-                                    load(
-                                            location,
-                                            location,
-                                            DefaultEngine.create(hadoopConf),
-                                            hadoopConf));
+            snapshot = latest(location, hadoopConf);
         } catch (TableNotFoundException e) {
             TableLocationCheck.requireCreatable(location, hadoopConf);
             return Optional.empty();
