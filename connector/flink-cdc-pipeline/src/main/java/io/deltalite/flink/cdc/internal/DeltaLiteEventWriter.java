@@ -23,8 +23,6 @@ import org.apache.flink.cdc.common.event.SchemaChangeEvent;
 import org.apache.flink.cdc.common.event.TableId;
 import org.apache.flink.cdc.common.schema.Schema;
 import org.apache.flink.cdc.common.utils.SchemaUtils;
-import org.apache.flink.table.data.GenericRowData;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,10 +69,10 @@ final class DeltaLiteEventWriter
         DeltaLiteWriter writer;
 
         /**
-         * The positions of the primary-key columns when the table is partitioned by a column
-         * outside its key (an update may then move a row to another partition), else null.
+         * Whether the table is partitioned by a column outside its key: an update may then move a
+         * row to another partition.
          */
-        int[] keyIfPartitionedOutsideIt;
+        boolean partitionedOutsideKey;
 
         TableWriter(TableId id) {
             this.id = id;
@@ -160,12 +158,9 @@ final class DeltaLiteEventWriter
         table.schema = schema;
         table.spec = TableSpec.of(id.toString(), config);
         table.records = PipelineRecords.of(schema);
-        table.keyIfPartitionedOutsideIt =
-                schema.primaryKeys().containsAll(config.definition().partitionColumns())
-                        ? null
-                        : schema.primaryKeys().stream()
-                                .mapToInt(schema.getColumnNames()::indexOf)
-                                .toArray();
+        // The table's own partitioning: a table that exists keeps it whatever the pipeline says.
+        table.partitionedOutsideKey =
+                !schema.primaryKeys().containsAll(table.writer.tablePartitionColumns());
     }
 
     private void write(DataChangeEvent change, Context context) throws IOException {
@@ -178,7 +173,12 @@ final class DeltaLiteEventWriter
         }
         switch (change.op()) {
             case INSERT:
+                table.writer.write(table.records.toRow(change.after(), RowKind.INSERT), context);
+                break;
             case REPLACE:
+                if (table.partitionedOutsideKey) {
+                    throw withoutOldRow(table, change);
+                }
                 table.writer.write(table.records.toRow(change.after(), RowKind.INSERT), context);
                 break;
             case UPDATE:
@@ -194,10 +194,14 @@ final class DeltaLiteEventWriter
                                     + " committed. Make the source send a key change as a DELETE"
                                     + " and an INSERT (as Debezium-based sources do).");
                 }
-                if (table.keyIfPartitionedOutsideIt != null) {
-                    // The update may move the row to another partition: its old row goes first,
-                    // or, without a before image, a delete of its key, wherever the row is.
-                    table.writer.write(oldRowOf(table, change), context);
+                if (table.partitionedOutsideKey) {
+                    // The update may move the row to another partition: its old row goes first
+                    // (a before image of its key alone deletes the key wherever its row is).
+                    if (change.before() == null) {
+                        throw withoutOldRow(table, change);
+                    }
+                    table.writer.write(
+                            table.records.toRow(change.before(), RowKind.UPDATE_BEFORE), context);
                 }
                 table.writer.write(
                         table.records.toRow(change.after(), RowKind.UPDATE_AFTER), context);
@@ -212,19 +216,26 @@ final class DeltaLiteEventWriter
     }
 
     /**
-     * The row an update replaces, as a delete: its before image, or its key alone (every other
-     * column null), which deletes the key's row in whatever partition holds it.
+     * A change that replaces a row of a table partitioned outside its key without naming the old
+     * row: the row may be in another partition, where it would stay.
      */
-    private static RowData oldRowOf(TableWriter table, DataChangeEvent update) {
-        if (update.before() != null) {
-            return table.records.toRow(update.before(), RowKind.UPDATE_BEFORE);
-        }
-        GenericRowData after = table.records.toRow(update.after(), RowKind.UPDATE_BEFORE);
-        GenericRowData key = new GenericRowData(RowKind.UPDATE_BEFORE, after.getArity());
-        for (int index : table.keyIfPartitionedOutsideIt) {
-            key.setField(index, after.getField(index));
-        }
-        return key;
+    private static IllegalArgumentException withoutOldRow(
+            TableWriter table, DataChangeEvent change) {
+        return new IllegalArgumentException(
+                "A "
+                        + change.op()
+                        + " of "
+                        + change.tableId()
+                        + " does not carry the row it replaces, and the Delta table at "
+                        + table.spec.location()
+                        + " is partitioned by "
+                        + table.writer.tablePartitionColumns()
+                        + ", outside its primary key "
+                        + table.schema.primaryKeys()
+                        + ": the old row may be in another partition, where it would stay."
+                        + " Nothing of this checkpoint was committed. Make the source send the"
+                        + " old row (or its key) with each update, or partition the table by"
+                        + " primary-key columns only.");
     }
 
     private static boolean keyChanged(TableWriter table, RecordData before, RecordData after) {

@@ -194,6 +194,11 @@ public final class DeltaLiteWriter
         lastCheckpointId = Math.max(lastCheckpointId, checkpointId);
     }
 
+    /** The partition columns of the table as this writer opened it (the table's own). */
+    public List<String> tablePartitionColumns() {
+        return merge.tableSchema().partitionColumns();
+    }
+
     /**
      * Merges the changes buffered so far; their results go out with the checkpoint in progress
      * ({@link MergeWriter#mergeBuffered()}).

@@ -276,11 +276,6 @@ public final class DeltaTable implements MergeTable {
         }
     }
 
-    /**
-     * The schema of the existing table at {@code location} as the sink would write it, checked
-     * against {@code definition} (supported features, partition columns, recorded primary key);
-     * empty when there is no table yet.
-     */
     /** The latest snapshot of the table at {@code location}, for a look before opening it. */
     private static Snapshot latest(String location, Configuration hadoopConf) {
         // on S3 this may start S3A's threads: see ConnectorClassLoader
@@ -301,6 +296,11 @@ public final class DeltaTable implements MergeTable {
         }
     }
 
+    /**
+     * The schema of the existing table at {@code location} as the sink would write it, checked
+     * against {@code definition} (supported features, partition columns, recorded primary key);
+     * empty when there is no table yet.
+     */
     public static Optional<TableSchema> existingSchema(
             String location, StorageSettings storage, TableDefinition definition) {
         Snapshot snapshot;

@@ -461,6 +461,11 @@ public final class MergeWriter implements AutoCloseable {
         return planned;
     }
 
+    /** The schema of the table as this writer opened it. */
+    public io.deltalite.flink.internal.merge.schema.TableSchema tableSchema() {
+        return table.schema();
+    }
+
     /** This writer's key index, or null when it keeps none. */
     public KeyIndex keyIndex() {
         return merger.keyIndex();
