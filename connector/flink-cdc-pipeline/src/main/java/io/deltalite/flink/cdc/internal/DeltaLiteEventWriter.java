@@ -12,6 +12,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -59,6 +63,12 @@ final class DeltaLiteEventWriter
     private final Map<String, List<WriterState>> restored = new LinkedHashMap<>();
 
     private long lastCheckpointId;
+
+    /** How many tables merge at once at a flush or a checkpoint. */
+    private static final int TABLES_AT_ONCE = 4;
+
+    /** Merges tables side by side ({@link #forEachTable}); started when a second table opens. */
+    private ExecutorService tablePool;
 
     /** One table's writer and the schema of the records it takes. */
     private static final class TableWriter {
@@ -259,21 +269,81 @@ final class DeltaLiteEventWriter
                 table.writer.flush(true);
             }
         } else if (!FlushOrigin.isCheckpoint()) {
-            for (TableWriter table : tables.values()) {
-                table.writer.mergeBuffered();
-            }
+            forEachTable(
+                    table -> {
+                        table.writer.mergeBuffered();
+                        return List.of();
+                    });
         }
     }
 
     @Override
     public Collection<TableCommittable> prepareCommit() {
-        List<TableCommittable> committables = new ArrayList<>();
+        return forEachTable(
+                table -> {
+                    List<TableCommittable> committables = new ArrayList<>();
+                    for (WriteResult result : table.writer.prepareCommit()) {
+                        committables.add(new TableCommittable(table.spec, -1, result));
+                    }
+                    return committables;
+                });
+    }
+
+    /**
+     * Runs {@code work} for every table, {@value #TABLES_AT_ONCE} tables at a time (each table's
+     * merges wait on its storage: a checkpoint of many tables would otherwise take their sum), and
+     * returns what it gave, in the tables' order. One table's writer is only ever used by one
+     * thread at a time; the first failure is rethrown once every table's work ended.
+     */
+    private List<TableCommittable> forEachTable(TableWork work) {
+        if (tables.size() <= 1) {
+            List<TableCommittable> all = new ArrayList<>();
+            for (TableWriter table : tables.values()) {
+                all.addAll(work.run(table));
+            }
+            return all;
+        }
+        if (tablePool == null) {
+            tablePool =
+                    Executors.newFixedThreadPool(
+                            TABLES_AT_ONCE,
+                            DeltaLiteWriter.daemonThreads("deltalite-tables-" + slot.subtask()));
+        }
+        List<Future<List<TableCommittable>>> running = new ArrayList<>();
         for (TableWriter table : tables.values()) {
-            for (WriteResult result : table.writer.prepareCommit()) {
-                committables.add(new TableCommittable(table.spec, -1, result));
+            running.add(tablePool.submit(() -> work.run(table)));
+        }
+        List<TableCommittable> all = new ArrayList<>();
+        RuntimeException failure = null;
+        for (Future<List<TableCommittable>> result : running) {
+            try {
+                all.addAll(result.get());
+            } catch (ExecutionException e) {
+                RuntimeException cause =
+                        e.getCause() instanceof RuntimeException runtime
+                                ? runtime
+                                : new IllegalStateException(e.getCause());
+                if (failure == null) {
+                    failure = cause;
+                } else {
+                    failure.addSuppressed(cause);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running.forEach(other -> other.cancel(true));
+                throw new IllegalStateException("interrupted while the tables merged", e);
             }
         }
-        return committables;
+        if (failure != null) {
+            throw failure;
+        }
+        return all;
+    }
+
+    /** What {@link #forEachTable} runs for one table. */
+    @FunctionalInterface
+    private interface TableWork {
+        List<TableCommittable> run(TableWriter table);
     }
 
     @Override
@@ -308,6 +378,9 @@ final class DeltaLiteEventWriter
             }
         }
         tables.clear();
+        if (tablePool != null) {
+            tablePool.shutdownNow();
+        }
         if (first != null) {
             throw first;
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.deltalite.flink.internal.delta.table.DeltaTable;
 import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.faults.FaultInjection;
 import io.deltalite.flink.internal.merge.commit.CheckpointCommitter;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.result.CheckpointResults;
@@ -82,6 +83,32 @@ class DeltaLiteEventWriterTest {
                     .hasMessageContaining("REPLACE of shop.orders")
                     .hasMessageContaining("partitioned by [day]")
                     .hasMessageContaining("send the old row");
+        }
+    }
+
+    @Test
+    void aTableThatFailsToMergeFailsTheCheckpointAfterTheOthersMerged() throws Exception {
+        TableId returns = TableId.tableId("shop", "returns");
+        DeltaLiteMetadataApplier applier = new DeltaLiteMetadataApplier(settings(Map.of()));
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, SCHEMA));
+        applier.applySchemaChange(new CreateTableEvent(returns, SCHEMA));
+        String failing = dir.resolve("shop").resolve("returns").toString();
+        FaultInjection.arm(
+                FaultInjection.Point.PREPARED,
+                (table, occurrence) -> {
+                    if (table.equals(failing)) {
+                        throw new IllegalStateException("injected: " + table);
+                    }
+                });
+        try (DeltaLiteEventWriter writer = writer(settings(Map.of()))) {
+            for (TableId table : List.of(ORDERS, returns)) {
+                writer.write(new CreateTableEvent(table, SCHEMA), null);
+                writer.write(DataChangeEvent.insertEvent(table, row(1, "mon")), null);
+            }
+            writer.flush(false);
+            assertThatThrownBy(writer::prepareCommit).hasMessage("injected: " + failing);
+        } finally {
+            FaultInjection.disarmAll();
         }
     }
 

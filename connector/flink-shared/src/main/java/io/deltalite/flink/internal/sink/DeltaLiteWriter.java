@@ -290,7 +290,8 @@ public final class DeltaLiteWriter
         }
     }
 
-    static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
+    /** Daemon threads named {@code prefix-1}, {@code prefix-2}, ... */
+    public static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
         AtomicInteger counter = new AtomicInteger();
         return runnable -> {
             Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());
