@@ -365,6 +365,14 @@ final class DeltaLiteEventWriter
 
     @Override
     public void close() throws Exception {
+        if (tablePool != null) {
+            // No table's work may still run while its writer closes (and deletes what no
+            // checkpoint took).
+            tablePool.shutdownNow();
+            if (!tablePool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)) {
+                LOG.warn("The tables' merges did not stop within a minute; closing their writers.");
+            }
+        }
         Exception first = null;
         for (TableWriter table : tables.values()) {
             try {
@@ -378,9 +386,6 @@ final class DeltaLiteEventWriter
             }
         }
         tables.clear();
-        if (tablePool != null) {
-            tablePool.shutdownNow();
-        }
         if (first != null) {
             throw first;
         }
