@@ -37,7 +37,8 @@ import org.apache.flink.configuration.Configuration;
  *
  * <p>Options: {@code table.root} or {@code table.path-pattern} ({@code {namespace}}, {@code
  * {schema}}, {@code {table}}); {@code partition.key} ({@code db.t1:c1,c2;db.t2:c3}) for tables the
- * pipeline creates whose source names no partition keys; {@code app-id}; every option of {@link
+ * pipeline creates whose source names no partition keys; {@code app-id}; {@code
+ * tables.parallel-merges} (4: tables one writer merges at once); every option of {@link
  * DeltaLiteOptions} but {@code distribution} (always by key: the pipeline routes each key to one
  * writer) and the schema evolution ones (the pipeline's own {@code schema.change.behavior} rules);
  * {@code table.properties.*}: Delta properties of the tables it creates; {@code hadoop.*}: storage
@@ -79,6 +80,15 @@ public final class DeltaLiteDataSinkFactory implements DataSinkFactory {
                             "The prefix of the Delta transaction app ids of the pipeline's"
                                     + " commits (default deltalite).");
 
+    public static final ConfigOption<Integer> TABLES_PARALLEL_MERGES =
+            ConfigOptions.key("tables.parallel-merges")
+                    .intType()
+                    .defaultValue(4)
+                    .withDescription(
+                            "How many tables one writer merges at once at a checkpoint (or before"
+                                    + " a schema change); each holds what one table's merge does,"
+                                    + " up to max-parallel-files output files.");
+
     private static final String HADOOP_PREFIX = "hadoop.";
     private static final String TABLE_PROPERTIES_PREFIX = "table.properties.";
 
@@ -103,7 +113,13 @@ public final class DeltaLiteDataSinkFactory implements DataSinkFactory {
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         Set<ConfigOption<?>> options =
-                new HashSet<>(List.of(TABLE_ROOT, TABLE_PATH_PATTERN, PARTITION_KEY, APP_ID));
+                new HashSet<>(
+                        List.of(
+                                TABLE_ROOT,
+                                TABLE_PATH_PATTERN,
+                                PARTITION_KEY,
+                                APP_ID,
+                                TABLES_PARALLEL_MERGES));
         for (String key : sinkOptionKeys()) {
             options.add(ConfigOptions.key(key).stringType().noDefaultValue());
         }
@@ -149,7 +165,8 @@ public final class DeltaLiteDataSinkFactory implements DataSinkFactory {
                         hadoop,
                         properties,
                         partitionKeys(config.getOptional(PARTITION_KEY).orElse("")),
-                        config.getOptional(APP_ID).orElse(null)));
+                        config.getOptional(APP_ID).orElse(null),
+                        config.get(TABLES_PARALLEL_MERGES)));
     }
 
     private static TableLocations locations(

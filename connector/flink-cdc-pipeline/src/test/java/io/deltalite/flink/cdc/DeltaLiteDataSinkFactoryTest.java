@@ -118,6 +118,17 @@ class DeltaLiteDataSinkFactoryTest {
     }
 
     @Test
+    void tablesMergedAtOnceMustBePositive() {
+        assertThatThrownBy(
+                        () ->
+                                PipelineSinkITCase.dataSink(
+                                        Map.of(
+                                                "table.root", "/tmp/a",
+                                                "tables.parallel-merges", "0")))
+                .hasMessageContaining("tables.parallel-merges must be positive, but is 0");
+    }
+
+    @Test
     void anUnknownOptionIsRefusedByName() {
         assertThatThrownBy(
                         () ->

@@ -64,9 +64,6 @@ final class DeltaLiteEventWriter
 
     private long lastCheckpointId;
 
-    /** How many tables merge at once at a flush or a checkpoint. */
-    private static final int TABLES_AT_ONCE = 4;
-
     /** Merges tables side by side ({@link #forEachTable}); started when a second table opens. */
     private ExecutorService tablePool;
 
@@ -290,9 +287,10 @@ final class DeltaLiteEventWriter
     }
 
     /**
-     * Runs {@code work} for every table, {@value #TABLES_AT_ONCE} tables at a time (each table's
-     * merges wait on its storage: a checkpoint of many tables would otherwise take their sum), and
-     * returns what it gave, in the tables' order. One table's writer is only ever used by one
+     * Runs {@code work} for every table, {@code tables.parallel-merges} tables at a time (each
+     * table's merges wait on its storage: a checkpoint of many tables would otherwise take their
+     * sum; each table's merge holds what one writer's does, up to max-parallel-files output files),
+     * and returns what it gave, in the tables' order. One table's writer is only ever used by one
      * thread at a time; the first failure is rethrown once every table's work ended.
      */
     private List<TableCommittable> forEachTable(TableWork work) {
@@ -306,7 +304,7 @@ final class DeltaLiteEventWriter
         if (tablePool == null) {
             tablePool =
                     Executors.newFixedThreadPool(
-                            TABLES_AT_ONCE,
+                            settings.tablesAtOnce(),
                             DeltaLiteWriter.daemonThreads("deltalite-tables-" + slot.subtask()));
         }
         List<Future<List<TableCommittable>>> running = new ArrayList<>();
@@ -314,18 +312,15 @@ final class DeltaLiteEventWriter
             running.add(tablePool.submit(() -> work.run(table)));
         }
         List<TableCommittable> all = new ArrayList<>();
-        RuntimeException failure = null;
+        Throwable failure = null;
         for (Future<List<TableCommittable>> result : running) {
             try {
                 all.addAll(result.get());
             } catch (ExecutionException e) {
-                RuntimeException cause =
-                        e.getCause() instanceof RuntimeException runtime
-                                ? runtime
-                                : new IllegalStateException(e.getCause());
+                Throwable cause = e.getCause();
                 if (failure == null) {
                     failure = cause;
-                } else {
+                } else if (cause != failure) {
                     failure.addSuppressed(cause);
                 }
             } catch (InterruptedException e) {
@@ -334,8 +329,14 @@ final class DeltaLiteEventWriter
                 throw new IllegalStateException("interrupted while the tables merged", e);
             }
         }
+        if (failure instanceof Error error) {
+            throw error; // as thrown: Flink treats an OutOfMemoryError as fatal
+        }
+        if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
         if (failure != null) {
-            throw failure;
+            throw new IllegalStateException(failure);
         }
         return all;
     }
@@ -365,14 +366,23 @@ final class DeltaLiteEventWriter
 
     @Override
     public void close() throws Exception {
-        if (tablePool != null) {
-            // No table's work may still run while its writer closes (and deletes what no
-            // checkpoint took).
-            tablePool.shutdownNow();
-            if (!tablePool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)) {
-                LOG.warn("The tables' merges did not stop within a minute; closing their writers.");
+        try {
+            if (tablePool != null) {
+                // No table's work may still run while its writer closes (and deletes what no
+                // checkpoint took).
+                tablePool.shutdownNow();
+                if (!tablePool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)) {
+                    LOG.warn(
+                            "The tables' merges did not stop within a minute of being"
+                                    + " interrupted; closing their writers anyway.");
+                }
             }
+        } finally {
+            closeTables();
         }
+    }
+
+    private void closeTables() throws Exception {
         Exception first = null;
         for (TableWriter table : tables.values()) {
             try {

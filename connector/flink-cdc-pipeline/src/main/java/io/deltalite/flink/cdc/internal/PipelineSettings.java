@@ -31,6 +31,7 @@ public final class PipelineSettings implements Serializable {
     private final Map<TableId, List<String>> partitionKeys;
     private final String appId;
     private final String submission;
+    private final int tablesAtOnce;
 
     /**
      * @param sinkOptions deltalite's sink options ({@link DeltaLiteOptions}); distribution and
@@ -46,6 +47,25 @@ public final class PipelineSettings implements Serializable {
             Map<String, String> tableProperties,
             Map<TableId, List<String>> partitionKeys,
             String appId) {
+        this(locations, sinkOptions, hadoopOptions, tableProperties, partitionKeys, appId, 4);
+    }
+
+    /**
+     * @param tablesAtOnce how many tables one writer merges at once at a flush or a checkpoint
+     */
+    public PipelineSettings(
+            TableLocations locations,
+            Configuration sinkOptions,
+            Map<String, String> hadoopOptions,
+            Map<String, String> tableProperties,
+            Map<TableId, List<String>> partitionKeys,
+            String appId,
+            int tablesAtOnce) {
+        if (tablesAtOnce < 1) {
+            throw new IllegalArgumentException(
+                    "tables.parallel-merges must be positive, but is " + tablesAtOnce);
+        }
+        this.tablesAtOnce = tablesAtOnce;
         this.locations = locations;
         this.sinkOptions = new Configuration(sinkOptions);
         this.sinkOptions.set(DeltaLiteOptions.DISTRIBUTION, "key");
@@ -56,6 +76,11 @@ public final class PipelineSettings implements Serializable {
         this.appId = appId;
         // Fixed when the pipeline is built: every operator of one submission shares it.
         this.submission = SinkConfig.newSubmission();
+    }
+
+    /** How many tables one writer merges at once at a flush or a checkpoint. */
+    public int tablesAtOnce() {
+        return tablesAtOnce;
     }
 
     public TableLocations locations() {
