@@ -86,8 +86,9 @@ public final class DeltaLiteDataSinkFactory implements DataSinkFactory {
                     .defaultValue(4)
                     .withDescription(
                             "How many tables one writer merges at once at a checkpoint (or before"
-                                    + " a schema change); each holds what one table's merge does,"
-                                    + " up to max-parallel-files output files.");
+                                    + " a schema change), and the committer commits at once; each"
+                                    + " merge holds what one table's merge does, up to"
+                                    + " max-parallel-files output files.");
 
     private static final String HADOOP_PREFIX = "hadoop.";
     private static final String TABLE_PROPERTIES_PREFIX = "table.properties.";

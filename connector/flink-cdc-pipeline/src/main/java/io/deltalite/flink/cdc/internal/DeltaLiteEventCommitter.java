@@ -2,14 +2,20 @@ package io.deltalite.flink.cdc.internal;
 
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import io.deltalite.flink.internal.merge.result.CheckpointResults;
+import io.deltalite.flink.internal.sink.DeltaLiteWriter;
 import io.deltalite.flink.internal.sink.SinkTopology;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.slf4j.Logger;
@@ -18,9 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Lands each table's committable of a checkpoint as one Delta commit, through the committer a sink
  * of that one table has ({@code DeltaLiteCommitter}: the transaction id {@code (app id, checkpoint
- * id)} of the table's log tells a replay from a new checkpoint), one table after another in
- * checkpoint order. A checkpoint whose commit fails half-way is replayed whole after the restart:
- * the tables that have it already acknowledge it, the others commit it.
+ * id)} of the table's log tells a replay from a new checkpoint): each table's checkpoints in
+ * checkpoint order, up to {@code tables.parallel-merges} tables side by side. A checkpoint whose
+ * commit fails half-way is replayed whole after the restart: the tables that have it already
+ * acknowledge it, the others commit it.
  *
  * <p>The metadata applier changes tables while this committer runs. A table's committer opened the
  * table with the schema it had then, and refuses to commit to a table whose schema changed since;
@@ -35,7 +42,12 @@ final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
 
     private final PipelineSettings settings;
     private final CommitterInitContext context;
-    private final Map<String, Committer<CheckpointResults>> tables = new HashMap<>();
+
+    /** Each table's committer, by location; tables commit side by side ({@link #commit}). */
+    private final Map<String, Committer<CheckpointResults>> tables = new ConcurrentHashMap<>();
+
+    /** Commits tables side by side; started when a second table has something to commit. */
+    private ExecutorService tablePool;
 
     DeltaLiteEventCommitter(PipelineSettings settings, CommitterInitContext context) {
         this.settings = settings;
@@ -47,15 +59,70 @@ final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
             throws IOException, InterruptedException {
         List<CommitRequest<TableCommittable>> ordered = new ArrayList<>(requests);
         ordered.sort(Comparator.comparingLong(request -> request.getCommittable().checkpointId()));
-        Map<String, Long> lastOfTable = new HashMap<>();
+        // Each table's checkpoints in order; the tables side by side.
+        Map<String, List<CommitRequest<TableCommittable>>> byTable = new LinkedHashMap<>();
         for (CommitRequest<TableCommittable> request : ordered) {
-            lastOfTable.merge(
-                    request.getCommittable().table().location(),
-                    request.getCommittable().checkpointId(),
-                    Math::max);
+            byTable.computeIfAbsent(
+                            request.getCommittable().table().location(),
+                            location -> new ArrayList<>())
+                    .add(request);
         }
-        for (CommitRequest<TableCommittable> request : ordered) {
-            commit(request, lastOfTable.get(request.getCommittable().table().location()));
+        if (byTable.size() <= 1) {
+            for (List<CommitRequest<TableCommittable>> table : byTable.values()) {
+                commitTable(table);
+            }
+            return;
+        }
+        if (tablePool == null) {
+            tablePool =
+                    Executors.newFixedThreadPool(
+                            settings.tablesAtOnce(),
+                            DeltaLiteWriter.daemonThreads("deltalite-table-commits"));
+        }
+        List<Future<?>> running = new ArrayList<>();
+        for (List<CommitRequest<TableCommittable>> table : byTable.values()) {
+            running.add(
+                    tablePool.submit(
+                            () -> {
+                                commitTable(table);
+                                return null;
+                            }));
+        }
+        Throwable failure = null;
+        for (Future<?> result : running) {
+            try {
+                result.get();
+            } catch (ExecutionException e) {
+                if (failure == null) {
+                    failure = e.getCause();
+                } else if (e.getCause() != failure) {
+                    failure.addSuppressed(e.getCause());
+                }
+            }
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof InterruptedException interrupted) {
+            throw interrupted;
+        }
+        if (failure != null) {
+            throw new IllegalStateException(failure);
+        }
+    }
+
+    /** One table's checkpoints, in checkpoint order. */
+    private void commitTable(List<CommitRequest<TableCommittable>> requests)
+            throws IOException, InterruptedException {
+        long last = requests.get(requests.size() - 1).getCommittable().checkpointId();
+        for (CommitRequest<TableCommittable> request : requests) {
+            commit(request, last);
         }
     }
 
@@ -88,6 +155,7 @@ final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
      *     SinkTopology#committer})
      */
     private Committer<CheckpointResults> committerOf(TableSpec table, long checkedUpTo) {
+        // Only this table's thread reaches its entry: tables commit apart, each in one thread.
         Committer<CheckpointResults> committer = tables.get(table.location());
         if (committer == null) {
             committer =
@@ -103,6 +171,10 @@ final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
 
     @Override
     public void close() throws Exception {
+        if (tablePool != null) {
+            tablePool.shutdownNow();
+            tablePool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+        }
         for (Committer<CheckpointResults> committer : tables.values()) {
             close(committer);
         }
