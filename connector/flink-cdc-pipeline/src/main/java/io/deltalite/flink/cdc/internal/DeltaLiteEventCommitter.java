@@ -2,7 +2,6 @@ package io.deltalite.flink.cdc.internal;
 
 import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import io.deltalite.flink.internal.merge.result.CheckpointResults;
-import io.deltalite.flink.internal.sink.DeltaLiteWriter;
 import io.deltalite.flink.internal.sink.SinkTopology;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -12,10 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.slf4j.Logger;
@@ -46,12 +41,13 @@ final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
     /** Each table's committer, by location; tables commit side by side ({@link #commit}). */
     private final Map<String, Committer<CheckpointResults>> tables = new ConcurrentHashMap<>();
 
-    /** Commits tables side by side; started when a second table has something to commit. */
-    private ExecutorService tablePool;
+    /** Commits tables side by side. */
+    private final TablesSideBySide sideBySide;
 
     DeltaLiteEventCommitter(PipelineSettings settings, CommitterInitContext context) {
         this.settings = settings;
         this.context = context;
+        this.sideBySide = new TablesSideBySide(settings.tablesAtOnce(), "deltalite-table-commits");
     }
 
     @Override
@@ -67,54 +63,15 @@ final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
                             location -> new ArrayList<>())
                     .add(request);
         }
-        if (byTable.size() <= 1) {
-            for (List<CommitRequest<TableCommittable>> table : byTable.values()) {
-                commitTable(table);
-            }
-            return;
-        }
-        if (tablePool == null) {
-            tablePool =
-                    Executors.newFixedThreadPool(
-                            settings.tablesAtOnce(),
-                            DeltaLiteWriter.daemonThreads("deltalite-table-commits"));
-        }
-        List<Future<?>> running = new ArrayList<>();
+        List<java.util.concurrent.Callable<List<Void>>> tasks = new ArrayList<>();
         for (List<CommitRequest<TableCommittable>> table : byTable.values()) {
-            running.add(
-                    tablePool.submit(
-                            () -> {
-                                commitTable(table);
-                                return null;
-                            }));
+            tasks.add(
+                    () -> {
+                        commitTable(table);
+                        return List.of();
+                    });
         }
-        Throwable failure = null;
-        for (Future<?> result : running) {
-            try {
-                result.get();
-            } catch (ExecutionException e) {
-                if (failure == null) {
-                    failure = e.getCause();
-                } else if (e.getCause() != failure) {
-                    failure.addSuppressed(e.getCause());
-                }
-            }
-        }
-        if (failure instanceof Error error) {
-            throw error;
-        }
-        if (failure instanceof RuntimeException runtime) {
-            throw runtime;
-        }
-        if (failure instanceof IOException io) {
-            throw io;
-        }
-        if (failure instanceof InterruptedException interrupted) {
-            throw interrupted;
-        }
-        if (failure != null) {
-            throw new IllegalStateException(failure);
-        }
+        sideBySide.run(tasks);
     }
 
     /** One table's checkpoints, in checkpoint order. */
@@ -171,14 +128,15 @@ final class DeltaLiteEventCommitter implements Committer<TableCommittable> {
 
     @Override
     public void close() throws Exception {
-        if (tablePool != null) {
-            tablePool.shutdownNow();
-            tablePool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+        try {
+            // No table's commit may still run while its committer closes.
+            sideBySide.close();
+        } finally {
+            for (Committer<CheckpointResults> committer : tables.values()) {
+                close(committer);
+            }
+            tables.clear();
         }
-        for (Committer<CheckpointResults> committer : tables.values()) {
-            close(committer);
-        }
-        tables.clear();
     }
 
     private static void close(Committer<CheckpointResults> committer) {

@@ -12,10 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -64,8 +60,8 @@ final class DeltaLiteEventWriter
 
     private long lastCheckpointId;
 
-    /** Merges tables side by side ({@link #forEachTable}); started when a second table opens. */
-    private ExecutorService tablePool;
+    /** Merges tables side by side ({@link #forEachTable}). */
+    private final TablesSideBySide sideBySide;
 
     /** One table's writer and the schema of the records it takes. */
     private static final class TableWriter {
@@ -102,6 +98,8 @@ final class DeltaLiteEventWriter
             restored.computeIfAbsent(state.location(), l -> new ArrayList<>()).add(state.state());
         }
         this.lastCheckpointId = context.getRestoredCheckpointId().orElse(0);
+        this.sideBySide =
+                new TablesSideBySide(settings.tablesAtOnce(), "deltalite-tables-" + slot.subtask());
     }
 
     @Override
@@ -275,7 +273,7 @@ final class DeltaLiteEventWriter
     }
 
     @Override
-    public Collection<TableCommittable> prepareCommit() {
+    public Collection<TableCommittable> prepareCommit() throws IOException, InterruptedException {
         return forEachTable(
                 table -> {
                     List<TableCommittable> committables = new ArrayList<>();
@@ -288,57 +286,16 @@ final class DeltaLiteEventWriter
 
     /**
      * Runs {@code work} for every table, {@code tables.parallel-merges} tables at a time (each
-     * table's merges wait on its storage: a checkpoint of many tables would otherwise take their
-     * sum; each table's merge holds what one writer's does, up to max-parallel-files output files),
-     * and returns what it gave, in the tables' order. One table's writer is only ever used by one
-     * thread at a time; the first failure is rethrown once every table's work ended.
+     * table's merges wait on its storage; each holds what one table's merge does, up to
+     * max-parallel-files output files), and returns what it gave, in the tables' order.
      */
-    private List<TableCommittable> forEachTable(TableWork work) {
-        if (tables.size() <= 1) {
-            List<TableCommittable> all = new ArrayList<>();
-            for (TableWriter table : tables.values()) {
-                all.addAll(work.run(table));
-            }
-            return all;
-        }
-        if (tablePool == null) {
-            tablePool =
-                    Executors.newFixedThreadPool(
-                            settings.tablesAtOnce(),
-                            DeltaLiteWriter.daemonThreads("deltalite-tables-" + slot.subtask()));
-        }
-        List<Future<List<TableCommittable>>> running = new ArrayList<>();
+    private List<TableCommittable> forEachTable(TableWork work)
+            throws IOException, InterruptedException {
+        List<java.util.concurrent.Callable<List<TableCommittable>>> tasks = new ArrayList<>();
         for (TableWriter table : tables.values()) {
-            running.add(tablePool.submit(() -> work.run(table)));
+            tasks.add(() -> work.run(table));
         }
-        List<TableCommittable> all = new ArrayList<>();
-        Throwable failure = null;
-        for (Future<List<TableCommittable>> result : running) {
-            try {
-                all.addAll(result.get());
-            } catch (ExecutionException e) {
-                Throwable cause = e.getCause();
-                if (failure == null) {
-                    failure = cause;
-                } else if (cause != failure) {
-                    failure.addSuppressed(cause);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                running.forEach(other -> other.cancel(true));
-                throw new IllegalStateException("interrupted while the tables merged", e);
-            }
-        }
-        if (failure instanceof Error error) {
-            throw error; // as thrown: Flink treats an OutOfMemoryError as fatal
-        }
-        if (failure instanceof RuntimeException runtime) {
-            throw runtime;
-        }
-        if (failure != null) {
-            throw new IllegalStateException(failure);
-        }
-        return all;
+        return sideBySide.run(tasks);
     }
 
     /** What {@link #forEachTable} runs for one table. */
@@ -367,16 +324,9 @@ final class DeltaLiteEventWriter
     @Override
     public void close() throws Exception {
         try {
-            if (tablePool != null) {
-                // No table's work may still run while its writer closes (and deletes what no
-                // checkpoint took).
-                tablePool.shutdownNow();
-                if (!tablePool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)) {
-                    LOG.warn(
-                            "The tables' merges did not stop within a minute of being"
-                                    + " interrupted; closing their writers anyway.");
-                }
-            }
+            // No table's work may still run while its writer closes (and deletes what no
+            // checkpoint took).
+            sideBySide.close();
         } finally {
             closeTables();
         }
