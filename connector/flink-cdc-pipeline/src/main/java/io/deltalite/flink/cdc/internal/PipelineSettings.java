@@ -39,19 +39,7 @@ public final class PipelineSettings implements Serializable {
      * @param partitionKeys the partition columns of tables the pipeline creates whose {@code
      *     CreateTableEvent} names none
      * @param appId the prefix of the transaction app ids, or null for {@code deltalite}
-     */
-    public PipelineSettings(
-            TableLocations locations,
-            Configuration sinkOptions,
-            Map<String, String> hadoopOptions,
-            Map<String, String> tableProperties,
-            Map<TableId, List<String>> partitionKeys,
-            String appId) {
-        this(locations, sinkOptions, hadoopOptions, tableProperties, partitionKeys, appId, 4);
-    }
-
-    /**
-     * @param tablesAtOnce how many tables one writer merges at once at a flush or a checkpoint
+     * @param tablesAtOnce how many tables one writer merges, and the committer commits, at once
      */
     public PipelineSettings(
             TableLocations locations,

@@ -149,7 +149,8 @@ class DeltaLiteEventWriterTest {
                 Map.of(),
                 Map.of(),
                 partitionKeys,
-                null);
+                null,
+                4);
     }
 
     private static RecordData row(long id, String day) {

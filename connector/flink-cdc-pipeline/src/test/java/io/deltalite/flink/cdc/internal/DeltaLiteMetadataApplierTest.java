@@ -57,7 +57,8 @@ class DeltaLiteMetadataApplierTest {
                 Map.of(),
                 tableProperties,
                 partitionKeys,
-                null);
+                null,
+                4);
     }
 
     private DeltaLiteMetadataApplier applier(Map<String, String> tableProperties) {
@@ -274,7 +275,8 @@ class DeltaLiteMetadataApplierTest {
                                 Map.of(),
                                 Map.of(),
                                 Map.of(),
-                                null));
+                                null,
+                                4));
         applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));
         // The same event again is the same table: nothing to refuse.
         applier.applySchemaChange(new CreateTableEvent(ORDERS, ORDERS_SCHEMA));

@@ -52,7 +52,8 @@ class ManyTablesBenchmark {
                             Map.of(),
                             Map.of(),
                             Map.of(),
-                            null);
+                            null,
+                            4);
             DeltaLiteMetadataApplier applier = new DeltaLiteMetadataApplier(settings);
             for (int t = 0; t < tables; t++) {
                 applier.applySchemaChange(new CreateTableEvent(table(t), SCHEMA));
