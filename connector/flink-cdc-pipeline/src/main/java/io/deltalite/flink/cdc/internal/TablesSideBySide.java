@@ -19,10 +19,13 @@ import org.slf4j.LoggerFactory;
  * waits. Each table's work is one task, so a table's writer or committer is used by one thread at a
  * time; the caller's thread sees everything the tasks did once {@link #run} returns.
  *
- * <p>{@link #run} returns only when every task has ended, also when one failed or the caller was
- * interrupted (the others are interrupted then, and waited for): no table's work outlives the call
- * that started it. It rethrows the failure that matters most: an {@link Error} as it is (Flink
- * treats an OutOfMemoryError as fatal), else the first, the others suppressed in it.
+ * <p>{@link #run} returns only when every task has ended: when one fails the others still run to
+ * their end (a table's commit is not cut short by another's failure); when the caller is
+ * interrupted every task is interrupted and waited for (a minute at most; a task still running
+ * after that keeps the pool, and the next {@link #run} refuses to start). It rethrows the failure
+ * that matters most: an {@link Error} as it is (Flink treats an OutOfMemoryError as fatal), else
+ * the first, the others suppressed in it. One thread calls {@link #run} and {@link #close} (the
+ * Flink task's).
  */
 final class TablesSideBySide implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TablesSideBySide.class);
@@ -55,6 +58,13 @@ final class TablesSideBySide implements AutoCloseable {
             }
             return all;
         }
+        if (pool != null && pool.isShutdown()) {
+            stop(); // a task of an interrupted run that would not stop
+            if (pool != null) {
+                throw new IllegalStateException(
+                        threads + ": a table's earlier work still runs; not starting more.");
+            }
+        }
         if (pool == null) {
             pool = Executors.newFixedThreadPool(atOnce, DeltaLiteWriter.daemonThreads(threads));
         }
@@ -72,6 +82,12 @@ final class TablesSideBySide implements AutoCloseable {
                 // Every table's work stops, and has stopped, before the caller goes on.
                 stop();
                 Thread.currentThread().interrupt();
+                for (Future<List<T>> other : running) {
+                    failure = worse(failure, failureOf(other));
+                }
+                if (failure instanceof Error error) {
+                    throw error;
+                }
                 if (failure != null) {
                     e.addSuppressed(failure);
                 }
@@ -84,8 +100,26 @@ final class TablesSideBySide implements AutoCloseable {
         return all;
     }
 
+    /** The failure of a task that ended, or null (it succeeded, was cancelled, or still runs). */
+    private static Throwable failureOf(Future<?> task) {
+        if (!task.isDone() || task.isCancelled()) {
+            return null;
+        }
+        try {
+            task.get(0, TimeUnit.MILLISECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
     /** The failure to report of {@code first} and {@code next}: an Error first. */
     private static Throwable worse(Throwable first, Throwable next) {
+        if (next == null) {
+            return first;
+        }
         if (first == null) {
             return next;
         }
@@ -138,10 +172,14 @@ final class TablesSideBySide implements AutoCloseable {
                 interrupted = true;
             }
         }
-        if (!pool.isTerminated()) {
-            LOG.warn("{}: a table's work did not stop within a minute of its interrupt.", threads);
+        if (pool.isTerminated()) {
+            pool = null;
+        } else {
+            LOG.error(
+                    "{}: a table's work did not stop within a minute of its interrupt; its thread"
+                            + " keeps the pool, and no more work starts on it.",
+                    threads);
         }
-        pool = null;
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
