@@ -11,6 +11,7 @@ import io.deltalite.flink.internal.storage.StorageSettings;
 import io.deltalite.flink.sink.SchemaEvolution;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -186,7 +187,8 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
                 settings.tableConfig(table, schema)
                         .definition()
                         .withSchemaEvolution(SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES)
-                        .withTableProperty(PIPELINE_TABLE, table.toString());
+                        .withTableProperty(PIPELINE_TABLE, table.toString())
+                        .withColumnComments(columnComments(schema));
         DeltaTable.open(location, storage, MergeOptions.DEFAULTS, definition, true);
         LOG.info(
                 "The Delta table of {} at {} has the schema of its pipeline table",
@@ -265,6 +267,20 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
         DeltaTable.existingSchema(location, storage, definition);
         // ...and committed as a starting writer commits it: one version, or none if made before.
         DeltaTable.open(location, storage, MergeOptions.DEFAULTS, definition, false);
+    }
+
+    /**
+     * The comments of the columns of {@code schema} that have one. (The table's own comment has no
+     * place: Delta keeps it as the table's description, which Kernel 4.4 cannot set.)
+     */
+    private static Map<String, String> columnComments(Schema schema) {
+        Map<String, String> comments = new LinkedHashMap<>();
+        for (org.apache.flink.cdc.common.schema.Column column : schema.getColumns()) {
+            if (column.getComment() != null && !column.getComment().isEmpty()) {
+                comments.put(column.getName(), column.getComment());
+            }
+        }
+        return comments;
     }
 
     /** Refuses to create {@code table} where another pipeline table's Delta table is. */

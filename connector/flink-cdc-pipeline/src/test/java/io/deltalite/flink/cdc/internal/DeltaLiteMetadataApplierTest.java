@@ -116,6 +116,24 @@ class DeltaLiteMetadataApplierTest {
         assertThat(column("qty").nullable()).isFalse();
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "name"})
+    void columnCommentsOfTheSourceBecomeTheDeltaColumnsComments(String mapping) {
+        Schema commented =
+                Schema.newBuilder()
+                        .physicalColumn("id", DataTypes.BIGINT().notNull(), "order number")
+                        .physicalColumn("note", DataTypes.STRING())
+                        .primaryKey("id")
+                        .build();
+
+        applier(Map.of("delta.columnMapping.mode", mapping))
+                .applySchemaChange(new CreateTableEvent(ORDERS, commented));
+
+        io.delta.kernel.types.StructType table = KernelTableReader.schema(location());
+        assertThat(table.get("id").getMetadata().getString("comment")).isEqualTo("order number");
+        assertThat(table.get("note").getMetadata().contains("comment")).isFalse();
+    }
+
     @Test
     void partitionColumnsComeFromTheSinkWhenTheEventNamesNone() {
         Schema unpartitioned =

@@ -30,9 +30,22 @@ public final class KernelSchemas {
     private KernelSchemas() {}
 
     public static StructType toKernel(List<ValueType.Field> fields) {
+        return toKernel(fields, java.util.Map.of());
+    }
+
+    /** {@code fields}, the top-level ones with their {@code comments} (by name) where given. */
+    public static StructType toKernel(
+            List<ValueType.Field> fields, java.util.Map<String, String> comments) {
         StructType struct = new StructType();
         for (ValueType.Field field : fields) {
-            struct = struct.add(field.name(), toKernel(field.type()), field.nullable());
+            String comment = comments.get(field.name());
+            io.delta.kernel.types.FieldMetadata metadata =
+                    comment == null
+                            ? io.delta.kernel.types.FieldMetadata.empty()
+                            : io.delta.kernel.types.FieldMetadata.builder()
+                                    .putString("comment", comment)
+                                    .build();
+            struct = struct.add(field.name(), toKernel(field.type()), field.nullable(), metadata);
         }
         return struct;
     }

@@ -689,7 +689,8 @@ public final class DeltaTable implements MergeTable {
             CreateTableTransactionBuilder builder =
                     TableManager.buildCreateTableTransaction(
                                     tablePath,
-                                    KernelSchemas.toKernel(declared.columns()),
+                                    KernelSchemas.toKernel(
+                                            declared.columns(), definition.columnComments()),
                                     ENGINE_INFO)
                             .withTableProperties(properties);
             if (declared.isPartitioned()) {

@@ -11,14 +11,28 @@ import java.util.Map;
  * schema may follow the input ({@link SchemaEvolutionPolicy}). An existing table keeps its own
  * partitioning; its schema changes only as {@code schemaEvolution} allows, otherwise the
  * declaration must fit it.
+ *
+ * @param columnComments the comments of top-level columns of a table deltalite creates, by column
+ *     name (a table that exists keeps its own)
  */
 public record TableDefinition(
         List<ValueType.Field> columns,
         List<String> primaryKey,
         List<String> partitionColumns,
         Map<String, String> tableProperties,
-        SchemaEvolutionPolicy schemaEvolution)
+        SchemaEvolutionPolicy schemaEvolution,
+        Map<String, String> columnComments)
         implements Serializable {
+
+    /** A definition without column comments. */
+    public TableDefinition(
+            List<ValueType.Field> columns,
+            List<String> primaryKey,
+            List<String> partitionColumns,
+            Map<String, String> tableProperties,
+            SchemaEvolutionPolicy schemaEvolution) {
+        this(columns, primaryKey, partitionColumns, tableProperties, schemaEvolution, Map.of());
+    }
 
     /** A definition that never changes an existing table's schema. */
     public TableDefinition(
@@ -57,6 +71,7 @@ public record TableDefinition(
         partitionColumns = List.copyOf(partitionColumns);
         tableProperties = Map.copyOf(tableProperties);
         java.util.Objects.requireNonNull(schemaEvolution, "schemaEvolution");
+        columnComments = Map.copyOf(columnComments);
     }
 
     /** This definition with {@code mode} as its schema evolution mode (renames and drops kept). */
@@ -69,12 +84,19 @@ public record TableDefinition(
         Map<String, String> properties = new java.util.LinkedHashMap<>(tableProperties);
         properties.put(key, value);
         return new TableDefinition(
-                columns, primaryKey, partitionColumns, properties, schemaEvolution);
+                columns, primaryKey, partitionColumns, properties, schemaEvolution, columnComments);
+    }
+
+    /** This definition with {@code comments} as its columns' comments, by column name. */
+    public TableDefinition withColumnComments(Map<String, String> comments) {
+        return new TableDefinition(
+                columns, primaryKey, partitionColumns, tableProperties, schemaEvolution, comments);
     }
 
     /** This definition with {@code policy} as its schema evolution. */
     public TableDefinition withSchemaEvolution(SchemaEvolutionPolicy policy) {
-        return new TableDefinition(columns, primaryKey, partitionColumns, tableProperties, policy);
+        return new TableDefinition(
+                columns, primaryKey, partitionColumns, tableProperties, policy, columnComments);
     }
 
     /** The schema of a table created from this definition. */
