@@ -37,16 +37,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every event is applied by opening the table with the schema the event leads to, through the
  * same path a starting sink takes ({@link DeltaTable#open}): the table's schema changes only as
- * that path allows (nullable columns added, types widened, NOT NULL relaxed; with column mapping
- * also renames and drops), in one Delta version, or not at all. So an event applied twice — the
- * framework re-sends schema changes after a failover, and a {@code CreateTableEvent} for a table
- * that exists — changes nothing the second time: the table already has the schema. What Delta or
- * deltalite cannot do is refused with a {@link SchemaEvolveException} (an {@link
- * UnsupportedSchemaChangeEventException} for an event type or a change the table cannot take at
- * all) that names the table, the column and why; nothing is committed then.
+ * that path allows (nullable columns added, types widened, NOT NULL relaxed), in one Delta version,
+ * or not at all. Renames and drops are refused: after a failover the pipeline replays rows written
+ * before them under the column's old name, which the changed table would no longer have. So an
+ * event applied twice — the framework re-sends schema changes after a failover, and a {@code
+ * CreateTableEvent} for a table that exists — changes nothing the second time: the table already
+ * has the schema. What Delta or deltalite cannot do is refused with a {@link SchemaEvolveException}
+ * (an {@link UnsupportedSchemaChangeEventException} for an event type or a change the table cannot
+ * take at all) that names the table, the column and why; nothing is committed then.
  *
  * <p>Columns are added at the end of the table's schema whatever position the event gives: Delta
- * finds columns by name, so the position only orders {@code SELECT *}.
+ * finds columns by name, so the position only orders {@code SELECT *}. Column comments are kept
+ * (field metadata {@code comment}); the table's own comment is not (see {@link #columnComments}).
  */
 public final class DeltaLiteMetadataApplier implements MetadataApplier {
     private static final long serialVersionUID = 1L;
@@ -200,8 +202,13 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
             SchemaChangeEvent event, TableId table, String location, AddColumnEvent add) {
         TableSchema current = existing(event, table, location);
         List<ValueType.Field> columns = new ArrayList<>(current.columns());
+        Map<String, String> comments = new LinkedHashMap<>();
         for (AddColumnEvent.ColumnWithPosition added : add.getAddedColumns()) {
             ValueType.Field column = PipelineSchemas.column(added.getAddColumn());
+            String comment = added.getAddColumn().getComment();
+            if (comment != null && !comment.isEmpty()) {
+                comments.put(column.name(), comment);
+            }
             Optional<ValueType.Field> there = find(columns, column.name());
             if (there.isPresent()) {
                 if (!there.get().type().equals(column.type())) {
@@ -223,7 +230,7 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
             }
             columns.add(column);
         }
-        evolve(current, columns, Map.of(), false, false, location);
+        evolve(current, columns, false, comments, location);
     }
 
     private void alterTypes(
@@ -237,32 +244,33 @@ public final class DeltaLiteMetadataApplier implements MetadataApplier {
                             columns.set(
                                     index, PipelineSchemas.column(columns.get(index).name(), type));
                         });
-        evolve(current, columns, Map.of(), false, true, location);
+        evolve(current, columns, true, Map.of(), location);
     }
 
     /**
      * Opens the table with {@code columns}, which changes its schema to them in one version; NOT
      * NULL is relaxed only where {@code relaxes} (an altered column type that the source declares
-     * nullable: LENIENT's answer to a dropped column).
+     * nullable: LENIENT's answer to a dropped column); the columns it adds get their {@code
+     * comments}.
      */
     private void evolve(
             TableSchema current,
             List<ValueType.Field> columns,
-            Map<String, String> renames,
-            boolean drops,
             boolean relaxes,
+            Map<String, String> comments,
             String location) {
         TableDefinition definition =
                 new TableDefinition(
-                        columns,
-                        current.primaryKey(),
-                        current.partitionColumns(),
-                        Map.of(),
-                        new SchemaEvolutionPolicy(
-                                SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES,
-                                renames,
-                                drops,
-                                relaxes));
+                                columns,
+                                current.primaryKey(),
+                                current.partitionColumns(),
+                                Map.of(),
+                                new SchemaEvolutionPolicy(
+                                        SchemaEvolution.ADD_COLUMNS_AND_WIDEN_TYPES,
+                                        Map.of(),
+                                        false,
+                                        relaxes))
+                        .withColumnComments(comments);
         // Checked as a starting sink's input is (a type the column cannot hold is refused)...
         DeltaTable.existingSchema(location, storage, definition);
         // ...and committed as a starting writer commits it: one version, or none if made before.

@@ -118,7 +118,7 @@ class DeltaLiteMetadataApplierTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"none", "name"})
-    void columnCommentsOfTheSourceBecomeTheDeltaColumnsComments(String mapping) {
+    void columnCommentsOfTheSourceBecomeTheDeltaColumnsCommentsAlsoOfAddedColumns(String mapping) {
         Schema commented =
                 Schema.newBuilder()
                         .physicalColumn("id", DataTypes.BIGINT().notNull(), "order number")
@@ -126,12 +126,21 @@ class DeltaLiteMetadataApplierTest {
                         .primaryKey("id")
                         .build();
 
-        applier(Map.of("delta.columnMapping.mode", mapping))
-                .applySchemaChange(new CreateTableEvent(ORDERS, commented));
+        DeltaLiteMetadataApplier applier = applier(Map.of("delta.columnMapping.mode", mapping));
+        applier.applySchemaChange(new CreateTableEvent(ORDERS, commented));
+        applier.applySchemaChange(
+                new AddColumnEvent(
+                        ORDERS,
+                        List.of(
+                                AddColumnEvent.last(
+                                        Column.physicalColumn(
+                                                "channel", DataTypes.STRING(), "web or shop")))));
 
         io.delta.kernel.types.StructType table = KernelTableReader.schema(location());
         assertThat(table.get("id").getMetadata().getString("comment")).isEqualTo("order number");
         assertThat(table.get("note").getMetadata().contains("comment")).isFalse();
+        assertThat(table.get("channel").getMetadata().getString("comment"))
+                .isEqualTo("web or shop");
     }
 
     @Test

@@ -410,7 +410,12 @@ public final class DeltaTable implements MergeTable {
             try {
                 long version =
                         SchemaChangeCommit.commit(
-                                snapshot, change, definition.columns(), engine, location);
+                                snapshot,
+                                change,
+                                definition.columns(),
+                                definition.columnComments(),
+                                engine,
+                                location);
                 LOG.info(
                         "Changed the schema of the Delta table {} in version {} ({}): {}",
                         location,

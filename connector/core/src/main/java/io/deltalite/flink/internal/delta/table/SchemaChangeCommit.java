@@ -48,7 +48,8 @@ final class SchemaChangeCommit {
     private SchemaChangeCommit() {}
 
     /**
-     * Commits {@code change} on top of {@code snapshot}; the version it took.
+     * Commits {@code change} on top of {@code snapshot}; the version it took. The columns it adds
+     * get their {@code comments} (by name) where given.
      *
      * @throws io.delta.kernel.exceptions.ConcurrentWriteException when another commit took the
      *     version: the caller reads the table again and decides anew
@@ -57,9 +58,11 @@ final class SchemaChangeCommit {
             Snapshot snapshot,
             SchemaChange change,
             List<ValueType.Field> input,
+            Map<String, String> comments,
             Engine engine,
             String location) {
-        StructType schema = checkedSchema(snapshot, change, input, location);
+        StructType schema =
+                withComments(checkedSchema(snapshot, change, input, location), change, comments);
         Transaction transaction;
         if (PhysicalNames.of(snapshot.getSchema(), snapshot.getTableProperties()).mapped()) {
             // Kernel's public API changes the schema of a column-mapped table.
@@ -120,6 +123,30 @@ final class SchemaChangeCommit {
      * display name, which may be the physical name of a column dropped earlier from a table that
      * turned column mapping on late, whose values in old files would then come back.
      */
+    /** {@code schema} with the {@code comments} of the columns {@code change} adds. */
+    private static StructType withComments(
+            StructType schema, SchemaChange change, Map<String, String> comments) {
+        if (comments.isEmpty()) {
+            return schema;
+        }
+        java.util.Set<String> added = new java.util.HashSet<>();
+        change.added().forEach(field -> added.add(field.name()));
+        List<StructField> fields = new ArrayList<>();
+        for (StructField field : schema.fields()) {
+            String comment = comments.get(field.getName());
+            if (comment != null && added.contains(field.getName())) {
+                field =
+                        field.withNewMetadata(
+                                FieldMetadata.builder()
+                                        .fromMetadata(field.getMetadata())
+                                        .putString("comment", comment)
+                                        .build());
+            }
+            fields.add(field);
+        }
+        return new StructType(fields);
+    }
+
     private static StructType withColumnIds(StructType schema, Map<String, String> properties) {
         int[] maxId = {
             Math.max(

@@ -295,6 +295,7 @@ class WidenedKeyTest {
                                         ValueType.of(widening.to))),
                         List.of()),
                 List.of(),
+                java.util.Map.of(),
                 engine,
                 dir.toString());
     }
