@@ -77,6 +77,9 @@ final class DeltaLiteEventWriter
          */
         boolean partitionedOutsideKey;
 
+        /** Reads the primary-key columns of a record (to tell an update that changes the key). */
+        RecordData.FieldGetter[] keyFields;
+
         TableWriter(TableId id) {
             this.id = id;
         }
@@ -163,6 +166,15 @@ final class DeltaLiteEventWriter
         table.schema = schema;
         table.spec = TableSpec.of(id.toString(), config);
         table.records = PipelineRecords.of(schema);
+        table.keyFields =
+                schema.primaryKeys().stream()
+                        .map(
+                                key -> {
+                                    int index = schema.getColumnNames().indexOf(key);
+                                    return RecordData.createFieldGetter(
+                                            schema.getColumnDataTypes().get(index), index);
+                                })
+                        .toArray(RecordData.FieldGetter[]::new);
         // The table's own partitioning: a table that exists keeps it whatever the pipeline says.
         table.partitionedOutsideKey =
                 !schema.primaryKeys().containsAll(table.writer.tablePartitionColumns());
@@ -244,13 +256,8 @@ final class DeltaLiteEventWriter
     }
 
     private static boolean keyChanged(TableWriter table, RecordData before, RecordData after) {
-        List<String> columns = table.schema.getColumnNames();
-        for (String key : table.schema.primaryKeys()) {
-            int index = columns.indexOf(key);
-            RecordData.FieldGetter field =
-                    RecordData.createFieldGetter(
-                            table.schema.getColumnDataTypes().get(index), index);
-            if (!Objects.equals(field.getFieldOrNull(before), field.getFieldOrNull(after))) {
+        for (RecordData.FieldGetter key : table.keyFields) {
+            if (!Objects.equals(key.getFieldOrNull(before), key.getFieldOrNull(after))) {
                 return true;
             }
         }

@@ -87,6 +87,24 @@ class DeltaLiteEventWriterTest {
     }
 
     @Test
+    void anUpdateThatChangesThePrimaryKeyIsRefusedAndOneThatKeepsItIsWritten() throws Exception {
+        new DeltaLiteMetadataApplier(settings(Map.of()))
+                .applySchemaChange(new CreateTableEvent(ORDERS, SCHEMA));
+        try (DeltaLiteEventWriter writer = writer(settings(Map.of()))) {
+            writer.write(new CreateTableEvent(ORDERS, SCHEMA), null);
+            writer.write(DataChangeEvent.updateEvent(ORDERS, row(1, "mon"), row(1, "tue")), null);
+            assertThatThrownBy(
+                            () ->
+                                    writer.write(
+                                            DataChangeEvent.updateEvent(
+                                                    ORDERS, row(1, "mon"), row(2, "mon")),
+                                            null))
+                    .hasMessageContaining("changes the row's primary key [id]")
+                    .hasMessageContaining("DELETE and an INSERT");
+        }
+    }
+
+    @Test
     void aTableThatFailsToMergeFailsTheCheckpointAfterTheOthersMerged() throws Exception {
         TableId returns = TableId.tableId("shop", "returns");
         DeltaLiteMetadataApplier applier = new DeltaLiteMetadataApplier(settings(Map.of()));
