@@ -79,7 +79,7 @@ public final class FlinkDistribution {
     public static final List<String> SHORT_LIVED_JVM =
             List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
-    static List<String> jvmOptions() {
+    public static List<String> jvmOptions() {
         List<String> options = new ArrayList<>(SHORT_LIVED_JVM);
         options.addAll(
                 List.of(
