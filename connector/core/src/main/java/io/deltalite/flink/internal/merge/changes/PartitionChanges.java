@@ -139,8 +139,8 @@ public final class PartitionChanges {
 
     /**
      * Whether every column outside the key is empty — null, or the zero value Debezium puts into a
-     * NOT NULL column it has no value for ({@code ""}, 0, false, the epoch) — in a table
-     * partitioned outside its key.
+     * NOT NULL column it has no value for ({@code ""}, 0, false, the epoch, an empty array or map,
+     * a struct of such values) — in a table partitioned outside its key.
      */
     private boolean isKeyOnly(Object[] row) {
         if (nonKeyIndexes == null) {
@@ -175,6 +175,20 @@ public final class PartitionChanges {
         }
         if (value instanceof byte[] bytes) {
             return bytes.length == 0;
+        }
+        if (value instanceof java.util.Collection<?> elements) {
+            return elements.isEmpty();
+        }
+        if (value instanceof Map<?, ?> entries) {
+            return entries.isEmpty();
+        }
+        if (value instanceof Object[] fields) {
+            for (Object field : fields) {
+                if (!isEmpty(field)) {
+                    return false;
+                }
+            }
+            return true;
         }
         return false;
     }

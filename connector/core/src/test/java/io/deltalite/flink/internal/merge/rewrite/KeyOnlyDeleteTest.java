@@ -95,6 +95,67 @@ class KeyOnlyDeleteTest {
                 .isEqualTo(Rows.sorted(List.<Object[]>of(new Object[] {1L, "2024-06-01", 10})));
     }
 
+    /**
+     * The zero values of NOT NULL composite columns are empty too: an empty array or map, a struct
+     * of zero values. Taken for a whole row, such a delete would name partition day='' and leave
+     * the row where it is.
+     */
+    @Test
+    void aKeyOnlyDeleteWithEmptyArraysMapsAndStructsInNotNullColumnsFailsToo() {
+        TableDefinition profiles =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                                new ValueType.Field("day", ValueType.of(Kind.STRING), false),
+                                new ValueType.Field(
+                                        "tags",
+                                        new ValueType.Array(ValueType.of(Kind.STRING), true),
+                                        false),
+                                new ValueType.Field(
+                                        "attributes",
+                                        new ValueType.Map(
+                                                ValueType.of(Kind.STRING),
+                                                ValueType.of(Kind.STRING),
+                                                true),
+                                        false),
+                                new ValueType.Field(
+                                        "address",
+                                        new ValueType.Struct(
+                                                List.of(
+                                                        new ValueType.Field(
+                                                                "city",
+                                                                ValueType.of(Kind.STRING),
+                                                                false),
+                                                        new ValueType.Field(
+                                                                "zip",
+                                                                ValueType.of(Kind.INT),
+                                                                true))),
+                                        false)),
+                        List.of("id"),
+                        List.of("day"),
+                        Map.of());
+        try (UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), profiles, MergeOptions.DEFAULTS)) {
+            harness.upsert(
+                    1L,
+                    "2024-06-01",
+                    List.of("a"),
+                    Map.of("k", "v"),
+                    new Object[] {"Lisbon", 1000});
+            harness.commit();
+            harness.delete(1L, "", List.of(), Map.of(), new Object[] {"", null});
+            assertThatThrownBy(harness::commit)
+                    .isInstanceOf(DeltaLiteInvalidInputException.class)
+                    .hasMessageContaining("while partition day='2024-06-01' holds that key");
+            // An element, an entry or a field with a value make a whole row.
+            harness.delete(1L, "", List.of(""), Map.of(), new Object[] {"", null});
+            harness.delete(1L, "", List.of(), Map.of("", ""), new Object[] {"", null});
+            harness.delete(1L, "", List.of(), Map.of(), new Object[] {"", 7});
+            harness.commit();
+        }
+        assertThat(KernelTableReader.readAll(dir.toString())).hasSize(1);
+    }
+
     @Test
     void aRowWhoseEveryColumnButTheKeyIsNullIsDeletedAsUsual() {
         try (UpsertHarness harness =
