@@ -621,38 +621,7 @@ public final class PartitionMerger {
         // narrow ranges of the clustering columns, for readers, in a clustered table). Rows
         // without a key (null keys, append-only tables) follow the others of their clustering
         // values, in their order.
-        List<Object[]> sorted = new ArrayList<>(rows);
-        if (rowOrder.orders()) {
-            List<Map.Entry<RowKey, Object[]>> entries = new ArrayList<>(rows.size());
-            for (Object[] row : rows) {
-                entries.add(
-                        new java.util.AbstractMap.SimpleImmutableEntry<>(
-                                schema.isAppendOnly() ? null : RowKey.of(row, keyIndexes), row));
-            }
-            Comparator<RowKey> keys = rowOrder.keys();
-            entries.sort(
-                    (left, right) -> {
-                        if (rowOrder.clusters()) {
-                            int clustered =
-                                    rowOrder.compareClusteringOfRows(
-                                            left.getValue(), right.getValue());
-                            if (clustered != 0) {
-                                return clustered;
-                            }
-                        }
-                        if (keys == null) {
-                            return 0;
-                        }
-                        RowKey a = left.getKey();
-                        RowKey b = right.getKey();
-                        if (a == null || b == null) {
-                            return a == null ? (b == null ? 0 : 1) : -1;
-                        }
-                        return keys.compare(a, b);
-                    });
-            sorted.clear();
-            entries.forEach(entry -> sorted.add(entry.getValue()));
-        }
+        List<Object[]> sorted = rowOrder.sort(rows, keyIndexes);
         return store.write(
                 partition, new NewRowStream(store, sorted, options.readBatchSize()), share.keys());
     }
