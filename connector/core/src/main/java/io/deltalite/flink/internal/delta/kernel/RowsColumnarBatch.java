@@ -20,15 +20,23 @@ public final class RowsColumnarBatch implements ColumnarBatch {
         this.dataSchema = dataSchema;
         this.size = rows.size();
         List<ValueType.Field> dataColumns = schema.dataColumns();
-        this.vectors = new ColumnVector[dataColumns.size()];
-        for (int column = 0; column < vectors.length; column++) {
-            ValueType.Field field = dataColumns.get(column);
-            int index = schema.indexOf(field.name());
-            Object[] values = new Object[size];
-            for (int row = 0; row < size; row++) {
-                values[row] = rows.get(row)[index];
+        int[] indexes = new int[dataColumns.size()];
+        Object[][] columns = new Object[dataColumns.size()][size];
+        for (int column = 0; column < indexes.length; column++) {
+            indexes[column] = schema.indexOf(dataColumns.get(column).name());
+        }
+        // Row by row: each row's values are read while its array is in the cache.
+        int row = 0;
+        for (Object[] values : rows) {
+            for (int column = 0; column < indexes.length; column++) {
+                columns[column][row] = values[indexes[column]];
             }
-            vectors[column] = new ObjectColumnVector(field.type(), values);
+            row++;
+        }
+        this.vectors = new ColumnVector[indexes.length];
+        for (int column = 0; column < indexes.length; column++) {
+            vectors[column] =
+                    new ObjectColumnVector(dataColumns.get(column).type(), columns[column]);
         }
     }
 
