@@ -47,6 +47,35 @@ final class ChildJvm {
         this.heap = heap;
     }
 
+    /**
+     * The deltalite jars of class path {@code classPath} and when each was built, for the report:
+     * the build writes the class path from the local Maven repository, so a benchmark measures the
+     * connector last installed there, not the sources beside it.
+     */
+    String deltaliteJars(String classPath) {
+        StringBuilder jars = new StringBuilder();
+        try {
+            for (String entry :
+                    Files.readString(classPaths.resolve(classPath + ".txt"))
+                            .trim()
+                            .split(java.io.File.pathSeparator)) {
+                Path jar = Path.of(entry);
+                if (jar.getFileName().toString().startsWith("deltalite-")) {
+                    jars.append(jars.length() == 0 ? "" : ", ")
+                            .append(jar.getFileName())
+                            .append(" built ")
+                            .append(
+                                    Files.getLastModifiedTime(jar)
+                                            .toInstant()
+                                            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+                }
+            }
+        } catch (java.io.IOException e) {
+            return "unknown (" + e + ")";
+        }
+        return jars.toString();
+    }
+
     /** The build's class path files and test classes, as surefire passes them in. */
     static ChildJvm fromBuild(String heap) {
         return new ChildJvm(

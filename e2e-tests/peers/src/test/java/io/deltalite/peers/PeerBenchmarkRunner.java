@@ -264,6 +264,10 @@ final class PeerBenchmarkRunner {
                         scale.parallelism(),
                         scale.checkpointMillis(),
                         scale.repetitions()));
+        // The connector under test is the one installed in the local Maven repository.
+        out.append("deltalite under test: ")
+                .append(jvm.deltaliteJars("deltalite"))
+                .append(String.format("%n%n"));
         if (scale.workloads().contains(Workload.CDC)) {
             List<Column> columns = new ArrayList<>();
             columns.add(column("bulk load records/s", run -> rate(run.bulk())));
