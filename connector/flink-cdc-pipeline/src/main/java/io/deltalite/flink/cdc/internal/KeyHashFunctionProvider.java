@@ -12,7 +12,6 @@ import org.apache.flink.cdc.common.function.HashFunctionProvider;
 import org.apache.flink.cdc.common.schema.Schema;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.types.RowKind;
 
 /**
  * Routes each change of a pipeline to the writer that owns its key: the writer a deltalite sink
@@ -53,7 +52,12 @@ final class KeyHashFunctionProvider implements HashFunctionProvider<DataChangeEv
         PipelineRecords records = PipelineRecords.of(schema);
         ToIntFunction<RowData> writerOfKey =
                 SinkTopology.writerOfKey(config, keyGroups(parallelism), parallelism);
-        return change -> writerOfKey.applyAsInt(records.toRow(rowOf(change), RowKind.INSERT));
+        // Only the key is converted: the writer converts the whole record again anyway.
+        int[] keyColumns =
+                schema.primaryKeys().stream()
+                        .mapToInt(column -> schema.getColumnNames().indexOf(column))
+                        .toArray();
+        return change -> writerOfKey.applyAsInt(records.toRowOf(rowOf(change), keyColumns));
     }
 
     private static org.apache.flink.cdc.common.data.RecordData rowOf(DataChangeEvent change) {

@@ -59,6 +59,30 @@ final class PipelineRecords implements Serializable {
 
     /** {@code record} as a row of {@code kind}. */
     GenericRowData toRow(RecordData record, RowKind kind) {
+        checkArity(record);
+        GenericRowData row = new GenericRowData(kind, fields.length);
+        for (int i = 0; i < fields.length; i++) {
+            Object value = fields[i].getFieldOrNull(record);
+            row.setField(i, value == null ? null : conversions[i].convert(value));
+        }
+        return row;
+    }
+
+    /**
+     * {@code record} as a row with only the fields at {@code columns} converted, the others null:
+     * for routing by key, which reads nothing else.
+     */
+    GenericRowData toRowOf(RecordData record, int[] columns) {
+        checkArity(record);
+        GenericRowData row = new GenericRowData(RowKind.INSERT, fields.length);
+        for (int i : columns) {
+            Object value = fields[i].getFieldOrNull(record);
+            row.setField(i, value == null ? null : conversions[i].convert(value));
+        }
+        return row;
+    }
+
+    private void checkArity(RecordData record) {
         if (record.getArity() != fields.length) {
             throw new IllegalArgumentException(
                     "a record of "
@@ -67,12 +91,6 @@ final class PipelineRecords implements Serializable {
                             + fields.length
                             + " columns");
         }
-        GenericRowData row = new GenericRowData(kind, fields.length);
-        for (int i = 0; i < fields.length; i++) {
-            Object value = fields[i].getFieldOrNull(record);
-            row.setField(i, value == null ? null : conversions[i].convert(value));
-        }
-        return row;
     }
 
     private static Conversion conversion(DataType type, String column) {
