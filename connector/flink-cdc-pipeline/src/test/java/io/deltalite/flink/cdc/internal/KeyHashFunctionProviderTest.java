@@ -70,22 +70,8 @@ class KeyHashFunctionProviderTest {
         }
         Schema wide = builder.primaryKey("id").build();
         TableId orders = TableId.tableId("shop", "orders");
-        PipelineSettings settings =
-                new PipelineSettings(
-                        TableLocations.under(dir.toString()),
-                        new Configuration(),
-                        Map.of(),
-                        Map.of(),
-                        Map.of(),
-                        null,
-                        4);
-        HashFunction<DataChangeEvent> hash =
-                new KeyHashFunctionProvider(settings, WRITERS).getHashFunction(orders, wide);
-        ToIntFunction<RowData> owner =
-                SinkTopology.writerOfKey(
-                        settings.tableConfig(orders, wide),
-                        KeyHashFunctionProvider.keyGroups(WRITERS),
-                        WRITERS);
+        HashFunction<DataChangeEvent> hash = hashFunction(orders, wide);
+        ToIntFunction<RowData> owner = ownerOfRows(orders, wide);
         PipelineRecords records = PipelineRecords.of(wide);
         BinaryRecordDataGenerator rows =
                 new BinaryRecordDataGenerator((RowType) wide.toRowDataType());
@@ -147,22 +133,8 @@ class KeyHashFunctionProviderTest {
 
     @Test
     void everyChangeGoesToTheWriterThatOwnsItsKey() {
-        PipelineSettings settings =
-                new PipelineSettings(
-                        TableLocations.under(dir.toString()),
-                        new Configuration(),
-                        Map.of(),
-                        Map.of(),
-                        Map.of(),
-                        null,
-                        4);
-        HashFunction<DataChangeEvent> hash =
-                new KeyHashFunctionProvider(settings, WRITERS).getHashFunction(ACCOUNTS, SCHEMA);
-        ToIntFunction<RowData> owner =
-                SinkTopology.writerOfKey(
-                        settings.tableConfig(ACCOUNTS, SCHEMA),
-                        KeyHashFunctionProvider.keyGroups(WRITERS),
-                        WRITERS);
+        HashFunction<DataChangeEvent> hash = hashFunction(ACCOUNTS, SCHEMA);
+        ToIntFunction<RowData> owner = ownerOfRows(ACCOUNTS, SCHEMA);
         PipelineRecords records = PipelineRecords.of(SCHEMA);
         BinaryRecordDataGenerator rows =
                 new BinaryRecordDataGenerator((RowType) SCHEMA.toRowDataType());
@@ -188,5 +160,29 @@ class KeyHashFunctionProviderTest {
                     .isEqualTo(expected);
         }
         assertThat(writers).as("writers the keys went to").hasSize(WRITERS);
+    }
+
+    private PipelineSettings settings() {
+        return new PipelineSettings(
+                TableLocations.under(dir.toString()),
+                new Configuration(),
+                Map.of(),
+                Map.of(),
+                Map.of(),
+                null,
+                4);
+    }
+
+    /** The partitioner's hash function: the writer of each change. */
+    private HashFunction<DataChangeEvent> hashFunction(TableId table, Schema schema) {
+        return new KeyHashFunctionProvider(settings(), WRITERS).getHashFunction(table, schema);
+    }
+
+    /** The writer a table's writers compute from a whole converted row when they check it. */
+    private ToIntFunction<RowData> ownerOfRows(TableId table, Schema schema) {
+        return SinkTopology.writerOfKey(
+                settings().tableConfig(table, schema),
+                KeyHashFunctionProvider.keyGroups(WRITERS),
+                WRITERS);
     }
 }
