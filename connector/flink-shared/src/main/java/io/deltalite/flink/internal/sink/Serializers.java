@@ -23,8 +23,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * (layout 3), version 4 its compaction (layout 4); writer state from version 2 on also names the
  * journal entry of each pending checkpoint. Write results and committables of version 5 add whether
  * the input ended, their results still in layout 4; version 6 of those (and version 5 of writer
- * state) carries each result's unmatched key-only deletes (layout 5). Each serializer maps its
- * version to the result layout it wrote.
+ * state) carries each result's unmatched key-only deletes (layout 5); version 7 of those (and
+ * version 6 of writer state) each file's row lineage (layout 6). Each serializer maps its version
+ * to the result layout it wrote.
  */
 @Internal
 public final class Serializers {
@@ -33,7 +34,7 @@ public final class Serializers {
     /** Writer subtask → aggregator. */
     public static final class WriteResultSerializer
             implements SimpleVersionedSerializer<WriteResult> {
-        public static final int VERSION = 6;
+        public static final int VERSION = 7;
 
         @Override
         public int getVersion() {
@@ -67,7 +68,7 @@ public final class Serializers {
     /** Aggregator → committer: one per checkpoint. */
     public static final class CommittableSerializer
             implements SimpleVersionedSerializer<CheckpointResults> {
-        public static final int VERSION = 6;
+        public static final int VERSION = 7;
 
         @Override
         public int getVersion() {
@@ -95,7 +96,7 @@ public final class Serializers {
     /** Writer subtask state. */
     public static final class WriterStateSerializer
             implements SimpleVersionedSerializer<WriterState> {
-        public static final int VERSION = 5;
+        public static final int VERSION = 6;
 
         @Override
         public int getVersion() {
@@ -165,7 +166,7 @@ public final class Serializers {
     /**
      * The {@link ResultCodec} layout of the results in a write result or committable of {@code
      * version}: the same number up to 4; version 5 added a field of its own to layout 4, version 6
-     * carries layout 5.
+     * carries layout 5, version 7 layout 6.
      */
     static int resultLayoutOfMessage(int version) {
         return version <= 4 ? version : version - 1;

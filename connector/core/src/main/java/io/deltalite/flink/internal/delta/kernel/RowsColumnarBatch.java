@@ -17,7 +17,23 @@ public final class RowsColumnarBatch implements ColumnarBatch {
     private final int size;
 
     public RowsColumnarBatch(TableSchema schema, StructType dataSchema, List<Object[]> rows) {
-        this.dataSchema = dataSchema;
+        this(schema, dataSchema, rows, null, 0);
+    }
+
+    /**
+     * @param fileSchema the data columns, followed in a table with row tracking by its two row
+     *     tracking columns ({@link RowTrackingVectors})
+     * @param rowIds in a table with row tracking, the row id each row keeps ({@code
+     *     rowIds[rowIdsFrom + i]} for {@code rows.get(i)}, negative for a fresh one), or null when
+     *     all are fresh
+     */
+    public RowsColumnarBatch(
+            TableSchema schema,
+            StructType fileSchema,
+            List<Object[]> rows,
+            long[] rowIds,
+            int rowIdsFrom) {
+        this.dataSchema = fileSchema;
         this.size = rows.size();
         List<ValueType.Field> dataColumns = schema.dataColumns();
         int[] indexes = new int[dataColumns.size()];
@@ -33,10 +49,17 @@ public final class RowsColumnarBatch implements ColumnarBatch {
             }
             row++;
         }
-        this.vectors = new ColumnVector[indexes.length];
+        this.vectors = new ColumnVector[fileSchema.length()];
         for (int column = 0; column < indexes.length; column++) {
             vectors[column] =
                     new ObjectColumnVector(dataColumns.get(column).type(), columns[column]);
+        }
+        if (vectors.length == indexes.length + 2) {
+            vectors[indexes.length] = RowTrackingVectors.newRowIds(rowIds, rowIdsFrom, size);
+            vectors[indexes.length + 1] = RowTrackingVectors.newCommitVersions(size);
+        } else if (vectors.length != indexes.length) {
+            throw new IllegalArgumentException(
+                    "a file schema of " + vectors.length + " columns for " + indexes.length);
         }
     }
 

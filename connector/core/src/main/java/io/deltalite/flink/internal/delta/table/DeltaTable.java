@@ -177,6 +177,11 @@ public final class DeltaTable implements MergeTable {
         this.files = new KernelFileStore(this);
     }
 
+    /** The columns that keep copied rows' ids, or null when the table does not track rows. */
+    RowTrackingColumns rowTracking() {
+        return shape.rowTracking();
+    }
+
     /** The names the table's columns have in its data files and its log. */
     PhysicalNames physicalNames() {
         return PhysicalNames.of(shape.schema(), shape.columnMapping());
@@ -254,7 +259,7 @@ public final class DeltaTable implements MergeTable {
                 engine,
                 fileIO,
                 schema,
-                TableShape.of(snapshot),
+                TableShape.of(snapshot, location),
                 writeState,
                 targetFileSize,
                 hadoopConf,
@@ -863,7 +868,7 @@ public final class DeltaTable implements MergeTable {
      * longer has. A restarted job opens the table anew, and checks it as it is then.
      */
     private void requireShape(Snapshot snapshot) {
-        List<String> changes = TableShape.of(snapshot).changesSince(shape);
+        List<String> changes = TableShape.of(snapshot, location).changesSince(shape);
         if (!changes.isEmpty()) {
             throw new DeltaLiteSchemaMismatchException(
                     "The Delta table at "

@@ -40,6 +40,7 @@ import io.deltalite.flink.internal.merge.value.ColumnStatistics;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.DeletionVectorRef;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.internal.merge.value.RowLineage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -273,7 +274,26 @@ final class DeltaTableSnapshot implements TableSnapshot {
         List<ColumnStatistics> keyStatistics =
                 statistics.map(files.statisticsReader()::keyStatistics).orElse(List.of());
         return new DataFile(
-                path, size, modificationTime, numRecords, keyStatistics, deletionVector(add), json);
+                path,
+                size,
+                modificationTime,
+                numRecords,
+                keyStatistics,
+                deletionVector(add),
+                json,
+                rowLineage(add));
+    }
+
+    /** The base row id and default row commit version of an {@code add}, or null without. */
+    static RowLineage rowLineage(Row add) {
+        int base = add.getSchema().indexOf("baseRowId");
+        if (base < 0 || add.isNullAt(base)) {
+            return null;
+        }
+        int version = add.getSchema().indexOf("defaultRowCommitVersion");
+        return new RowLineage(
+                add.getLong(base),
+                version < 0 || add.isNullAt(version) ? -1 : add.getLong(version));
     }
 
     /** The deletion vector descriptor of an {@code add}, or null. */

@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.delta.table;
 
 import io.delta.kernel.DataWriteContext;
 import io.delta.kernel.Transaction;
+import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.engine.Engine;
@@ -24,6 +25,7 @@ import io.deltalite.flink.internal.delta.kernel.KeyStatisticsReader;
 import io.deltalite.flink.internal.delta.kernel.LogStatistics;
 import io.deltalite.flink.internal.delta.kernel.PartitionValueCodec;
 import io.deltalite.flink.internal.delta.kernel.PhysicalNames;
+import io.deltalite.flink.internal.delta.kernel.RowTrackingVectors;
 import io.deltalite.flink.internal.delta.kernel.RowsColumnarBatch;
 import io.deltalite.flink.internal.delta.kernel.TableRowDecoder;
 import io.deltalite.flink.internal.merge.schema.TableSchema;
@@ -64,6 +66,16 @@ final class KernelFileStore implements DataFileStore {
     private final Engine engine;
     private final TableSchema schema;
     private final StructType dataSchema;
+
+    /**
+     * The columns of the rows the store reads and writes: the data columns, and in a table with row
+     * tracking its two row tracking columns after them ({@link RowTrackingColumns}).
+     */
+    private final StructType rowSchema;
+
+    /** The row tracking columns, or null when the table does not track rows. */
+    private final RowTrackingColumns tracking;
+
     private final StructType keySchema;
     private final int[] dataKeyOrdinals;
     private final int[] keyOnlyOrdinals;
@@ -81,6 +93,8 @@ final class KernelFileStore implements DataFileStore {
         this.schema = table.schema();
         PhysicalNames names = table.physicalNames();
         this.dataSchema = names.fileSchema(KernelSchemas.dataSchema(schema));
+        this.tracking = table.rowTracking();
+        this.rowSchema = tracking == null ? dataSchema : tracking.appendTo(dataSchema);
         this.keyTypes = schema.matchKeyTypes();
         List<String> keyNames = names.of(schema.matchKey());
         StructType keys = new StructType();
@@ -181,9 +195,67 @@ final class KernelFileStore implements DataFileStore {
         return DataFileStore.super.readKeyIdentities(file, types, sink);
     }
 
+    /**
+     * In a table with row tracking, the rows come with their row ids and commit versions resolved
+     * ({@link RowTrackingVectors#resolved}), so that writing them keeps both.
+     */
     @Override
     public BatchStream readRows(DataFile file) {
-        return read(file, dataSchema, dataKeyOrdinals, rowDecoder);
+        return read(file, rowSchema, dataKeyOrdinals, rowDecoder);
+    }
+
+    @Override
+    public boolean tracksRowIds() {
+        return tracking != null;
+    }
+
+    @Override
+    public RowBatch newRows(List<Object[]> rows, long[] rowIds, int rowIdsFrom) {
+        return KernelRowBatch.of(
+                new RowsColumnarBatch(schema, rowSchema, rows, rowIds, rowIdsFrom),
+                Optional.empty(),
+                dataKeyOrdinals,
+                keyTypes,
+                rowDecoder);
+    }
+
+    /** Reads the key columns and the row tracking columns, with the ids resolved. */
+    @Override
+    public java.util.Map<io.deltalite.flink.internal.merge.value.RowKey, Long> rowIdsOf(
+            DataFile file, io.deltalite.flink.internal.merge.table.KeyMatcher keys) {
+        if (tracking == null) {
+            return java.util.Map.of();
+        }
+        DeletionVector deleted = readDeletionVector(file);
+        java.util.Map<io.deltalite.flink.internal.merge.value.RowKey, Long> ids =
+                new java.util.HashMap<>();
+        long position = 0;
+        try (CloseableIterator<ColumnarBatch> batches =
+                physical(file, tracking.appendTo(keySchema))) {
+            while (batches.hasNext()) {
+                ColumnarBatch batch =
+                        RowTrackingVectors.resolved(batches.next(), file.rowLineage(), position);
+                KernelRowBatch rows =
+                        KernelRowBatch.of(
+                                batch, position, deleted, keyOnlyOrdinals, keyTypes, null);
+                ColumnVector rowIds = batch.getColumnVector(keySchema.length());
+                for (int row = 0; row < batch.getSize(); row++) {
+                    if (!rows.isLive(row) || rowIds.isNullAt(row)) {
+                        continue;
+                    }
+                    io.deltalite.flink.internal.merge.value.RowKey key = keys.match(rows, row);
+                    if (key != null) {
+                        ids.put(key, rowIds.getLong(row));
+                    }
+                }
+                position += batch.getSize();
+            }
+        } catch (DeltaLiteException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+        return ids;
     }
 
     /**
@@ -193,7 +265,31 @@ final class KernelFileStore implements DataFileStore {
     private BatchStream read(
             DataFile file, StructType columns, int[] keyOrdinals, TableRowDecoder rows) {
         DeletionVector deleted = readDeletionVector(file);
-        CloseableIterator<ColumnarBatch> physical;
+        CloseableIterator<ColumnarBatch> physical = physical(file, columns);
+        long[] nextPosition = {0};
+        boolean resolve = rows != null && tracking != null;
+        return new KernelBatchStream(
+                file,
+                table.location(),
+                physical.<io.deltalite.flink.internal.merge.table.RowBatch>map(
+                        batch -> {
+                            long first = nextPosition[0];
+                            nextPosition[0] += batch.getSize();
+                            return KernelRowBatch.of(
+                                    resolve
+                                            ? RowTrackingVectors.resolved(
+                                                    batch, file.rowLineage(), first)
+                                            : batch,
+                                    first,
+                                    deleted,
+                                    keyOrdinals,
+                                    keyTypes,
+                                    rows);
+                        }));
+    }
+
+    /** The batches of {@code columns} of {@code file}, in its physical order. */
+    private CloseableIterator<ColumnarBatch> physical(DataFile file, StructType columns) {
         try {
             CloseableIterator<FileReadResult> results =
                     engine.getParquetHandler()
@@ -207,21 +303,10 @@ final class KernelFileStore implements DataFileStore {
                                                     .iterator()),
                                     columns,
                                     Optional.empty());
-            physical = results.map(FileReadResult::getData);
+            return results.map(FileReadResult::getData);
         } catch (IOException | RuntimeException e) {
             throw readFailure(file, e);
         }
-        long[] nextPosition = {0};
-        return new KernelBatchStream(
-                file,
-                table.location(),
-                physical.<io.deltalite.flink.internal.merge.table.RowBatch>map(
-                        batch -> {
-                            long first = nextPosition[0];
-                            nextPosition[0] += batch.getSize();
-                            return KernelRowBatch.of(
-                                    batch, first, deleted, keyOrdinals, keyTypes, rows);
-                        }));
     }
 
     private DeltaLiteException readFailure(DataFile file, Exception cause) {
@@ -292,12 +377,7 @@ final class KernelFileStore implements DataFileStore {
 
     @Override
     public RowBatch newRows(List<Object[]> rows) {
-        return KernelRowBatch.of(
-                new RowsColumnarBatch(schema, dataSchema, rows),
-                Optional.empty(),
-                dataKeyOrdinals,
-                keyTypes,
-                rowDecoder);
+        return newRows(rows, null, 0);
     }
 
     @Override
@@ -415,6 +495,14 @@ final class KernelFileStore implements DataFileStore {
     @Override
     public RowBatch gather(List<? extends RowBatch> sources, int[] from, int[] rows, int count) {
         RowBatch gathered = KernelRowBatch.gather(sources, from, rows, count);
+        if (gathered == null && tracking != null) {
+            // copying the table columns alone would give every row a fresh id
+            throw new IllegalStateException(
+                    "rows of Delta table "
+                            + table.location()
+                            + " to merge come from batches of other columns: the row tracking"
+                            + " columns would be lost");
+        }
         return gathered != null ? gathered : DataFileStore.super.gather(sources, from, rows, count);
     }
 

@@ -119,11 +119,12 @@ final class TableFeatureCheck {
                     "an upsert has to remove rewritten files. An append-only sink (no primary"
                             + " key, inserts only) can write to it.");
         }
-        if (isTrue(properties, "delta.enableRowTracking")) {
+        if (isTrue(properties, "delta.rowTrackingSuspended")) {
             refuse(
                     tablePath,
-                    "row tracking (delta.enableRowTracking = true)",
-                    "deltalite does not carry row ids over when it rewrites a file.");
+                    "suspended row tracking (delta.rowTrackingSuspended = true)",
+                    "a writer must then leave new files without row ids, and Delta Kernel 4.4"
+                            + " assigns them to every file it commits.");
         }
         if (isTrue(properties, "delta.enableIcebergCompatV2")
                 || isTrue(properties, "delta.enableIcebergCompatV3")) {

@@ -6,6 +6,7 @@ import io.deltalite.flink.internal.merge.value.DeletedKeys;
 import io.deltalite.flink.internal.merge.value.DeletionVectorRef;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.internal.merge.value.RowKey;
+import io.deltalite.flink.internal.merge.value.RowLineage;
 import io.deltalite.flink.internal.merge.value.StagedKeys;
 import io.deltalite.flink.internal.merge.value.ValueCodec;
 import io.deltalite.flink.sink.UpsertStats;
@@ -33,11 +34,14 @@ import java.util.List;
  *       zero).
  *   <li>Layout 5: adds the unmatched key-only deletes (inline keys, then staged key files) after
  *       the compaction; older layouts read as none.
+ *   <li>Layout 6: adds each file's row lineage (base row id and default row commit version) after
+ *       its log statistics; older layouts read as none (they come from tables without row tracking,
+ *       which deltalite refused before).
  * </ul>
  */
 public final class ResultCodec {
     /** The layout {@link #writeResults} writes. */
-    public static final int LAYOUT = 5;
+    public static final int LAYOUT = 6;
 
     private ResultCodec() {}
 
@@ -176,6 +180,12 @@ public final class ResultCodec {
             }
             writeDeletionVector(out, file.deletionVector());
             writeNullableString(out, file.logStatistics());
+            RowLineage lineage = file.rowLineage();
+            out.writeBoolean(lineage != null);
+            if (lineage != null) {
+                out.writeLong(lineage.baseRowId());
+                out.writeLong(lineage.defaultRowCommitVersion());
+            }
         }
     }
 
@@ -197,6 +207,10 @@ public final class ResultCodec {
             DeletionVectorRef deletionVector =
                     layout >= 3 ? readDeletionVector(in) : fromId(readNullableString(in));
             String logStatistics = readNullableString(in);
+            RowLineage lineage =
+                    layout >= 6 && in.readBoolean()
+                            ? new RowLineage(in.readLong(), in.readLong())
+                            : null;
             files.add(
                     new DataFile(
                             path,
@@ -205,7 +219,8 @@ public final class ResultCodec {
                             numRecords,
                             statistics,
                             deletionVector,
-                            logStatistics));
+                            logStatistics,
+                            lineage));
         }
         return files;
     }

@@ -6,16 +6,24 @@ import io.deltalite.flink.internal.merge.table.RowBatch;
 import java.util.List;
 import java.util.NoSuchElementException;
 
-/** Streams new rows to a writer in batches of at most {@code batchSize} rows. */
+/**
+ * Streams new rows to a writer in batches of at most {@code batchSize} rows, each with the row id
+ * it keeps in a table that tracks rows.
+ */
 final class NewRowStream implements BatchStream {
     private final DataFileStore store;
     private final List<Object[]> rows;
+
+    /** The row id {@code rows.get(i)} keeps, negative for a fresh one; null when all are fresh. */
+    private final long[] rowIds;
+
     private final int batchSize;
     private int position;
 
-    NewRowStream(DataFileStore store, List<Object[]> rows, int batchSize) {
+    NewRowStream(DataFileStore store, List<Object[]> rows, long[] rowIds, int batchSize) {
         this.store = store;
         this.rows = rows;
+        this.rowIds = rowIds;
         this.batchSize = batchSize;
     }
 
@@ -30,7 +38,10 @@ final class NewRowStream implements BatchStream {
             throw new NoSuchElementException();
         }
         int end = Math.min(rows.size(), position + batchSize);
-        RowBatch batch = store.newRows(rows.subList(position, end));
+        RowBatch batch =
+                rowIds == null
+                        ? store.newRows(rows.subList(position, end))
+                        : store.newRows(rows.subList(position, end), rowIds, position);
         position = end;
         return batch;
     }

@@ -255,21 +255,24 @@ public final class PartitionMerger {
             }
         }
         PartitionValues partition = changes.partition();
-        List<DataFile> upsertFiles = writeUpserts(partition, changes.upsertedRows());
-        Rewrite rewrite;
+        // The rows an upsert replaces are found first: in a table that tracks rows, the new row
+        // keeps the id of the row it replaces.
+        Rewrite rewrite =
+                rewrite(
+                        partition,
+                        liveFiles,
+                        changes.changedKeys(),
+                        freshPaths,
+                        ownPaths,
+                        vectors,
+                        indexForMerges(),
+                        foldBudget);
+        List<DataFile> upsertFiles;
         try {
-            rewrite =
-                    rewrite(
-                            partition,
-                            liveFiles,
-                            changes.changedKeys(),
-                            freshPaths,
-                            ownPaths,
-                            vectors,
-                            indexForMerges(),
-                            foldBudget);
+            upsertFiles = writeUpserts(partition, changes.upsertedRows(), rewrite);
         } catch (RuntimeException e) {
-            upsertFiles.forEach(store::deleteUncommitted);
+            rewrite.freshOutput.forEach(store::deleteUncommitted);
+            rewrite.survivorOutput.forEach(store::deleteUncommitted);
             throw e;
         }
         List<RowKey> unmatched = unmatchedKeyOnlyDeletes(changes, rewrite);
@@ -613,7 +616,12 @@ public final class PartitionMerger {
                 stale.unmatchedKeyOnlyDeletes());
     }
 
-    private List<DataFile> writeUpserts(PartitionValues partition, List<Object[]> rows) {
+    /**
+     * Writes the upserted rows of a merge whose rows to replace {@code rewrite} found; in a table
+     * that tracks rows, each keeps the id of the row it replaces ({@link #replacedRowIds}).
+     */
+    private List<DataFile> writeUpserts(
+            PartitionValues partition, List<Object[]> rows, Rewrite rewrite) {
         if (rows.isEmpty()) {
             return List.of();
         }
@@ -622,8 +630,46 @@ public final class PartitionMerger {
         // without a key (null keys, append-only tables) follow the others of their clustering
         // values, in their order.
         List<Object[]> sorted = rowOrder.sort(rows, keyIndexes);
+        long[] rowIds = store.tracksRowIds() ? replacedRowIds(sorted, rewrite) : null;
         return store.write(
-                partition, new NewRowStream(store, sorted, options.readBatchSize()), share.keys());
+                partition,
+                new NewRowStream(store, sorted, rowIds, options.readBatchSize()),
+                share.keys());
+    }
+
+    /**
+     * The row id each of {@code rows} keeps in a table that tracks rows: that of the row with its
+     * key in the files {@code rewrite} removed (marked or rewritten), read from them — as Spark's
+     * {@code MERGE} keeps the id of a row it updates; -1 where the key is new to the partition (the
+     * commit gives the row a fresh id). A row that moved here from another partition gets a fresh
+     * id too: its old row is found and removed by the merge of that partition.
+     */
+    private long[] replacedRowIds(List<Object[]> rows, Rewrite rewrite) {
+        long[] ids = new long[rows.size()];
+        java.util.Arrays.fill(ids, -1);
+        Set<RowKey> replaced = new HashSet<>();
+        for (Object[] row : rows) {
+            RowKey key = RowKey.of(row, keyIndexes);
+            if (key != null
+                    && (rewrite.foundKeys.contains(key) || rewrite.foundFreshKeys.contains(key))) {
+                replaced.add(key);
+            }
+        }
+        if (replaced.isEmpty()) {
+            return ids;
+        }
+        KeyMatcher matcher = KeyMatcher.of(replaced);
+        Map<RowKey, Long> found = new HashMap<>();
+        for (DataFile file : candidates(rewrite.removed, replaced)) {
+            found.putAll(store.rowIdsOf(file, matcher));
+        }
+        for (int i = 0; i < ids.length; i++) {
+            Long id = found.get(RowKey.of(rows.get(i), keyIndexes));
+            if (id != null) {
+                ids[i] = id;
+            }
+        }
+        return ids;
     }
 
     private Rewrite rewrite(

@@ -112,6 +112,32 @@ public interface DataFileStore {
     RowBatch newRows(List<Object[]> rows);
 
     /**
+     * Whether the table tracks rows (Delta's row tracking): a row the store copies keeps its row id
+     * and commit version, and a new row that replaces a row of the table must keep that row's id
+     * ({@link #rowIdsOf}, {@link #newRows(List, long[], int)}).
+     */
+    default boolean tracksRowIds() {
+        return false;
+    }
+
+    /**
+     * As {@link #newRows(List)}; in a table that tracks rows, {@code rows.get(i)} keeps the row id
+     * {@code rowIds[rowIdsFrom + i]}, or gets a fresh one where that is negative.
+     */
+    default RowBatch newRows(List<Object[]> rows, long[] rowIds, int rowIdsFrom) {
+        return newRows(rows);
+    }
+
+    /**
+     * In a table that tracks rows, the row id of each live row of {@code file} whose key is one of
+     * {@code keys}, by key; empty in other tables. A row of a file not committed yet that has no id
+     * of its own yet (it gets a fresh one when it is committed) is left out.
+     */
+    default java.util.Map<RowKey, Long> rowIdsOf(DataFile file, KeyMatcher keys) {
+        return java.util.Map.of();
+    }
+
+    /**
      * Row {@code rows[i]} of {@code sources.get(from[i])} for {@code i < count}, in that order, as
      * one batch of live rows that can be written: the output of a merge by key. The sources are
      * batches of complete rows this store read ({@link #readRows}) or made ({@link #newRows}). This

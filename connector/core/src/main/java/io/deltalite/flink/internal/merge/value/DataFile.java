@@ -15,6 +15,9 @@ import java.util.Objects;
  *     when it has none; a file that gains a deletion vector is a different file
  * @param logStatistics the statistics as they are written in the Delta log (opaque to the engine),
  *     or {@code null}
+ * @param rowLineage the file's base row id and default row commit version in a table with row
+ *     tracking, or {@code null}: a file not committed yet has none (its rows without a materialized
+ *     row id get fresh ids when it is)
  */
 public record DataFile(
         String path,
@@ -23,11 +26,32 @@ public record DataFile(
         long numRecords,
         List<ColumnStatistics> keyStatistics,
         DeletionVectorRef deletionVector,
-        String logStatistics) {
+        String logStatistics,
+        RowLineage rowLineage) {
 
     public DataFile {
         Objects.requireNonNull(path, "path");
         keyStatistics = List.copyOf(keyStatistics);
+    }
+
+    /** A file without row lineage: not committed yet, or of a table without row tracking. */
+    public DataFile(
+            String path,
+            long sizeBytes,
+            long modificationTime,
+            long numRecords,
+            List<ColumnStatistics> keyStatistics,
+            DeletionVectorRef deletionVector,
+            String logStatistics) {
+        this(
+                path,
+                sizeBytes,
+                modificationTime,
+                numRecords,
+                keyStatistics,
+                deletionVector,
+                logStatistics,
+                null);
     }
 
     /** A file known only by its path, for deleting it. */
@@ -59,7 +83,14 @@ public record DataFile(
     /** The same file with another deletion vector (and statistics that are no longer tight). */
     public DataFile withDeletionVector(DeletionVectorRef vector, String statistics) {
         return new DataFile(
-                path, sizeBytes, modificationTime, numRecords, keyStatistics, vector, statistics);
+                path,
+                sizeBytes,
+                modificationTime,
+                numRecords,
+                keyStatistics,
+                vector,
+                statistics,
+                rowLineage);
     }
 
     /** The file name, for messages. */

@@ -11,6 +11,7 @@ import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.types.MetadataColumnSpec;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterator;
@@ -201,6 +202,83 @@ public final class KernelTableReader {
         } catch (Exception e) {
             throw new IllegalStateException("reading " + path + " failed", e);
         }
+    }
+
+    /**
+     * The row id and row commit version of each row of the latest version, as Kernel's scan
+     * resolves them (Delta's row tracking: the materialized values, else the file's base row id
+     * plus the row's index and its default commit version), by the value of the {@code BIGINT}
+     * column {@code keyColumn}.
+     */
+    public static Map<Long, long[]> rowTracking(String path, String keyColumn) {
+        Engine engine = DefaultEngine.create(new Configuration());
+        Snapshot snapshot = TableManager.loadSnapshot(path).build(engine);
+        StructType read =
+                snapshot.getSchema()
+                        .addMetadataColumn("_row_id", MetadataColumnSpec.ROW_ID)
+                        .addMetadataColumn(
+                                "_row_commit_version", MetadataColumnSpec.ROW_COMMIT_VERSION);
+        Scan scan = snapshot.getScanBuilder().withReadSchema(read).build();
+        Row state = scan.getScanState(engine);
+        StructType physical =
+                io.delta.kernel.internal.data.ScanStateRow.getPhysicalDataReadSchema(state);
+        Map<Long, long[]> tracked = new LinkedHashMap<>();
+        try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
+            while (files.hasNext()) {
+                try (CloseableIterator<Row> scanFiles = files.next().getRows()) {
+                    while (scanFiles.hasNext()) {
+                        Row scanFile = scanFiles.next();
+                        Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
+                        FileStatus status =
+                                FileStatus.of(
+                                        qualifiedPath(engine, path, add),
+                                        add.getLong(add.getSchema().indexOf("size")),
+                                        0);
+                        CloseableIterator<ColumnarBatch> data =
+                                engine.getParquetHandler()
+                                        .readParquetFiles(
+                                                toIterator(status), physical, Optional.empty())
+                                        .map(FileReadResult::getData);
+                        try (CloseableIterator<FilteredColumnarBatch> logicalData =
+                                Scan.transformPhysicalData(engine, state, scanFile, data)) {
+                            while (logicalData.hasNext()) {
+                                FilteredColumnarBatch filtered = logicalData.next();
+                                ColumnarBatch batch = filtered.getData();
+                                StructType schema = batch.getSchema();
+                                ColumnVector keys =
+                                        batch.getColumnVector(schema.indexOf(keyColumn));
+                                ColumnVector ids = batch.getColumnVector(schema.indexOf("_row_id"));
+                                ColumnVector versions =
+                                        batch.getColumnVector(
+                                                schema.indexOf("_row_commit_version"));
+                                for (int row = 0; row < batch.getSize(); row++) {
+                                    Optional<ColumnVector> selection =
+                                            filtered.getSelectionVector();
+                                    if (selection.isPresent()
+                                            && (selection.get().isNullAt(row)
+                                                    || !selection.get().getBoolean(row))) {
+                                        continue;
+                                    }
+                                    long[] previous =
+                                            tracked.put(
+                                                    keys.getLong(row),
+                                                    new long[] {
+                                                        ids.getLong(row), versions.getLong(row)
+                                                    });
+                                    if (previous != null) {
+                                        throw new IllegalStateException(
+                                                "key " + keys.getLong(row) + " twice in " + path);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("reading " + path + " failed", e);
+        }
+        return tracked;
     }
 
     private static void collect(

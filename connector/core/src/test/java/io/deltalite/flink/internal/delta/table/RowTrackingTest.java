@@ -1,0 +1,133 @@
+package io.deltalite.flink.internal.delta.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A table with row tracking ({@code delta.enableRowTracking}): every row keeps its row id while the
+ * sink copies it (copy-on-write survivors, compaction, folds) and when an upsert replaces it, and
+ * keeps its commit version until it changes — read back by Kernel's own scan, which resolves each
+ * row's id and version from the materialized columns and the files' lineage.
+ */
+class RowTrackingTest {
+    private static final ValueType.Field ID =
+            new ValueType.Field("id", ValueType.of(ValueType.Kind.BIGINT), false);
+    private static final ValueType.Field P =
+            new ValueType.Field("p", ValueType.of(ValueType.Kind.STRING), true);
+    private static final ValueType.Field V =
+            new ValueType.Field("v", ValueType.of(ValueType.Kind.INT), true);
+    private static final TableDefinition TRACKED =
+            new TableDefinition(List.of(ID, P, V), List.of("id"), List.of("p"), Map.of())
+                    .withTableProperty("delta.enableRowTracking", "true")
+                    .withTableProperty("delta.enableDeletionVectors", "true");
+
+    @TempDir Path dir;
+
+    /**
+     * Twelve checkpoints of random upserts and deletes over 300 keys in two partitions, some keys
+     * changed twice in a checkpoint and some checkpoints merged twice (an early merge, as before a
+     * schema change): after each, every row untouched since the last one has the id and commit
+     * version it had; an updated row has its id and the new version; a row inserted (or inserted
+     * again after a delete) has an id no row ever had, and the new version.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void rowsKeepTheirIdsThroughUpdatesCopiesAndCompaction(WriteMode mode) {
+        String table = dir.resolve("t").toString();
+        Random random = new Random(7 + mode.ordinal());
+        Set<Long> everyIdSeen = new HashSet<>();
+        try (UpsertHarness deltalite =
+                UpsertHarness.open(table, TRACKED, MergeOptions.DEFAULTS.withWriteMode(mode))) {
+            for (long id = 0; id < 200; id++) {
+                deltalite.upsert(id, partitionOf(id), 0);
+            }
+            CommitOutcome first = deltalite.commit();
+            Map<Long, long[]> tracked = KernelTableReader.rowTracking(table, "id");
+            assertThat(tracked).hasSize(200);
+            tracked.values().forEach(row -> assertThat(row[1]).isEqualTo(first.version()));
+            tracked.values().forEach(row -> everyIdSeen.add(row[0]));
+            assertThat(everyIdSeen).hasSize(200);
+
+            long copiedOrCompacted = 0;
+            for (int checkpoint = 0; checkpoint < 12; checkpoint++) {
+                Map<Long, Boolean> upserted = new HashMap<>(); // key → upserted (false: deleted)
+                // keys deleted by an early merge and upserted after it: a new row, with a new id
+                Set<Long> deletedEarly = new HashSet<>();
+                int changes = 10 + random.nextInt(30);
+                for (int change = 0; change < changes; change++) {
+                    long id = random.nextInt(300);
+                    if (change == changes / 2 && checkpoint % 3 == 1) {
+                        deltalite.writer().mergeBuffered();
+                        upserted.forEach(
+                                (key, up) -> {
+                                    if (!up) {
+                                        deletedEarly.add(key);
+                                    }
+                                });
+                    }
+                    if (random.nextInt(4) == 0) {
+                        deltalite.delete(id, partitionOf(id), null);
+                        upserted.put(id, false);
+                    } else {
+                        deltalite.upsert(id, partitionOf(id), checkpoint * 1000 + change);
+                        upserted.put(id, true);
+                    }
+                }
+                CommitOutcome outcome = deltalite.commit();
+                copiedOrCompacted +=
+                        outcome.stats().rowsCopied() + outcome.stats().filesCompacted();
+                Map<Long, long[]> now = KernelTableReader.rowTracking(table, "id");
+                for (Map.Entry<Long, long[]> row : now.entrySet()) {
+                    long id = row.getKey();
+                    long[] before = tracked.get(id);
+                    Boolean change = upserted.get(id);
+                    if (change == null) {
+                        assertThat(row.getValue())
+                                .as("row %s, untouched in checkpoint %s", id, checkpoint)
+                                .containsExactly(before);
+                    } else if (before != null && !deletedEarly.contains(id)) {
+                        assertThat(row.getValue())
+                                .as("row %s, updated in checkpoint %s", id, checkpoint)
+                                .containsExactly(before[0], outcome.version());
+                    } else {
+                        assertThat(everyIdSeen)
+                                .as("row %s, inserted in checkpoint %s", id, checkpoint)
+                                .doesNotContain(row.getValue()[0]);
+                        assertThat(row.getValue()[1]).isEqualTo(outcome.version());
+                    }
+                }
+                for (Map.Entry<Long, Boolean> change : upserted.entrySet()) {
+                    assertThat(now.containsKey(change.getKey())).isEqualTo(change.getValue());
+                }
+                Set<Long> ids = new HashSet<>();
+                now.values().forEach(row -> ids.add(row[0]));
+                assertThat(ids).as("row ids are unique").hasSize(now.size());
+                everyIdSeen.addAll(ids);
+                tracked = now;
+            }
+            assertThat(copiedOrCompacted).as("rows were copied or compacted").isPositive();
+        }
+    }
+
+    private static String partitionOf(long id) {
+        return id % 2 == 0 ? "a" : "b";
+    }
+}
