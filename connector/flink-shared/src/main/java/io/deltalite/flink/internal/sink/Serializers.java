@@ -43,10 +43,15 @@ public final class Serializers {
 
         @Override
         public byte[] serialize(WriteResult result) throws IOException {
+            return serialize(result, VERSION);
+        }
+
+        /** As version {@code version} (5 on) wrote it: for tests that old bytes stay readable. */
+        byte[] serialize(WriteResult result, int version) throws IOException {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (DataOutputStream out = new DataOutputStream(bytes)) {
                 ValueCodec.writeString(out, result.appId());
-                ResultCodec.writeResults(out, result.results());
+                ResultCodec.writeResults(out, result.results(), resultLayoutOfMessage(version));
                 out.writeBoolean(result.endOfInput());
             }
             return bytes.toByteArray();
@@ -77,9 +82,14 @@ public final class Serializers {
 
         @Override
         public byte[] serialize(CheckpointResults committable) throws IOException {
+            return serialize(committable, VERSION);
+        }
+
+        /** As version {@code version} (5 on) wrote it: for tests that old bytes stay readable. */
+        byte[] serialize(CheckpointResults committable, int version) throws IOException {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (DataOutputStream out = new DataOutputStream(bytes)) {
-                writeCheckpoint(out, committable);
+                writeCheckpoint(out, committable, resultLayoutOfMessage(version));
             }
             return bytes.toByteArray();
         }
@@ -105,6 +115,11 @@ public final class Serializers {
 
         @Override
         public byte[] serialize(WriterState state) throws IOException {
+            return serialize(state, VERSION);
+        }
+
+        /** As version {@code version} (4 on) wrote it: for tests that old bytes stay readable. */
+        byte[] serialize(WriterState state, int version) throws IOException {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (DataOutputStream out = new DataOutputStream(bytes)) {
                 out.writeInt(state.pending().size());
@@ -112,7 +127,7 @@ public final class Serializers {
                     ValueCodec.writeString(out, pending.appId());
                     out.writeLong(pending.checkpointId());
                     ValueCodec.writeString(out, pending.journalOwner());
-                    ResultCodec.writeResults(out, pending.results());
+                    ResultCodec.writeResults(out, pending.results(), version);
                 }
             }
             return bytes.toByteArray();
@@ -143,11 +158,12 @@ public final class Serializers {
         }
     }
 
-    private static void writeCheckpoint(DataOutputStream out, CheckpointResults checkpoint)
+    private static void writeCheckpoint(
+            DataOutputStream out, CheckpointResults checkpoint, int resultLayout)
             throws IOException {
         ValueCodec.writeString(out, checkpoint.appId());
         out.writeLong(checkpoint.checkpointId());
-        ResultCodec.writeResults(out, checkpoint.results());
+        ResultCodec.writeResults(out, checkpoint.results(), resultLayout);
         out.writeBoolean(checkpoint.endsInput());
     }
 

@@ -117,11 +117,104 @@ class SerializersTest {
         assertThat(result.unmatchedKeyOnlyDeletes()).isEqualTo(DeletedKeys.NONE);
     }
 
+    /**
+     * The bytes the release before result layout 6 wrote (commit d38b073: committables and write
+     * results of version 6, writer state of version 5), of the same {@link #result()}: each reads
+     * as it was written, its files without row lineage.
+     */
+    @Test
+    void theMessagesAndStateOfTheReleaseBeforeRowLineageReadAsTheyWereWritten() throws IOException {
+        PartitionWriteResult result = result();
+
+        assertThat(
+                        new Serializers.CommittableSerializer()
+                                .deserialize(6, release("before-layout-6", "committable-v6")))
+                .isEqualTo(new CheckpointResults("orders-job-nonce", 12, List.of(result), true));
+        assertThat(
+                        new Serializers.WriteResultSerializer()
+                                .deserialize(6, release("before-layout-6", "writeresult-v6")))
+                .isEqualTo(new WriteResult("orders-job-nonce", List.of(result), true));
+        assertThat(
+                        new Serializers.WriterStateSerializer()
+                                .deserialize(5, release("before-layout-6", "writerstate-v5")))
+                .isEqualTo(
+                        new WriterState(
+                                List.of(
+                                        new PendingCheckpoint(
+                                                "orders-job-nonce",
+                                                12,
+                                                AttemptJournal.writer(3),
+                                                List.of(result)))));
+        assertThat(result.removedFiles()).allMatch(file -> file.rowLineage() == null);
+    }
+
+    /** A file of a table with row tracking keeps its lineage through every message and state. */
+    @Test
+    void rowLineageRoundTripsInEveryMessageAndState() throws IOException {
+        DataFile tracked =
+                new DataFile(
+                        FILE.path(),
+                        FILE.sizeBytes(),
+                        FILE.modificationTime(),
+                        FILE.numRecords(),
+                        FILE.keyStatistics(),
+                        null,
+                        FILE.logStatistics(),
+                        new io.deltalite.flink.internal.merge.value.RowLineage(4_000_000_000L, 17));
+        PartitionWriteResult base = result();
+        PartitionWriteResult withLineage =
+                new PartitionWriteResult(
+                        base.partition(),
+                        base.baseVersion(),
+                        base.baseFingerprint(),
+                        List.of(tracked, MARKED_BEFORE),
+                        base.upsertFiles(),
+                        base.survivorFiles(),
+                        base.vectorFiles(),
+                        base.vectorFilePaths(),
+                        base.deletedKeys(),
+                        base.stats(),
+                        base.compaction(),
+                        base.unmatchedKeyOnlyDeletes());
+        CheckpointResults committable =
+                new CheckpointResults("orders-job-nonce", 12, List.of(withLineage), true);
+        WriterState state =
+                new WriterState(
+                        List.of(
+                                new PendingCheckpoint(
+                                        "orders-job-nonce",
+                                        12,
+                                        AttemptJournal.writer(0),
+                                        List.of(withLineage))));
+        Serializers.CommittableSerializer committables = new Serializers.CommittableSerializer();
+        Serializers.WriterStateSerializer states = new Serializers.WriterStateSerializer();
+
+        CheckpointResults read =
+                committables.deserialize(
+                        committables.getVersion(), committables.serialize(committable));
+        assertThat(read).isEqualTo(committable);
+        assertThat(read.results().get(0).removedFiles().get(0).rowLineage())
+                .isEqualTo(
+                        new io.deltalite.flink.internal.merge.value.RowLineage(4_000_000_000L, 17));
+        assertThat(states.deserialize(states.getVersion(), states.serialize(state)))
+                .isEqualTo(state);
+        WriteResult writeResult = new WriteResult("orders-job-nonce", List.of(withLineage), true);
+        Serializers.WriteResultSerializer writeResults = new Serializers.WriteResultSerializer();
+        assertThat(
+                        writeResults.deserialize(
+                                writeResults.getVersion(), writeResults.serialize(writeResult)))
+                .isEqualTo(writeResult);
+    }
+
     private static byte[] previousRelease(String name) throws IOException {
-        try (java.io.InputStream in =
-                SerializersTest.class.getResourceAsStream("/serializers/before-layout-5/" + name)) {
+        return release("before-layout-5", name);
+    }
+
+    private static byte[] release(String folder, String name) throws IOException {
+        String resource = "/serializers/" + folder + "/" + name;
+        try (java.io.InputStream in = SerializersTest.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IOException("test resource serializers/before-layout-5/" + name);
+                throw new IOException("test resource " + resource);
             }
             return in.readAllBytes();
         }
@@ -170,7 +263,7 @@ class SerializersTest {
         Serializers.CommittableSerializer serializer = new Serializers.CommittableSerializer();
         byte[] version6 =
                 serializer.serialize(
-                        new CheckpointResults("orders-job-nonce", 12, List.of(result)));
+                        new CheckpointResults("orders-job-nonce", 12, List.of(result)), 6);
         // Version 5 ends with whether the checkpoint ends the input: one byte.
         byte[] version5 = withoutUnmatchedKeyOnlyDeletes(version6);
         byte[] version4 = java.util.Arrays.copyOf(version5, version5.length - 1);
@@ -189,7 +282,8 @@ class SerializersTest {
         CheckpointResults last =
                 new CheckpointResults("orders-job-nonce", 12, List.of(result()), true);
         Serializers.CommittableSerializer serializer = new Serializers.CommittableSerializer();
-        byte[] bytes = serializer.serialize(last);
+        assertThat(serializer.deserialize(7, serializer.serialize(last))).isEqualTo(last);
+        byte[] bytes = serializer.serialize(last, 6);
 
         assertThat(serializer.deserialize(6, bytes)).isEqualTo(last);
         byte[] version5 = withoutUnmatchedKeyOnlyDeletes(bytes);
@@ -204,7 +298,8 @@ class SerializersTest {
     void aWriteResultAtTheEndOfTheInputRoundTripsAndOneOfVersion4DoesNot() throws IOException {
         WriteResult last = new WriteResult("orders-job-nonce", List.of(result()), true);
         Serializers.WriteResultSerializer serializer = new Serializers.WriteResultSerializer();
-        byte[] bytes = serializer.serialize(last);
+        assertThat(serializer.deserialize(7, serializer.serialize(last))).isEqualTo(last);
+        byte[] bytes = serializer.serialize(last, 6);
 
         assertThat(serializer.deserialize(6, bytes)).isEqualTo(last);
         byte[] version5 = withoutUnmatchedKeyOnlyDeletes(bytes);
@@ -285,11 +380,18 @@ class SerializersTest {
                                         AttemptJournal.writer(0),
                                         List.of(withDeletes))));
 
-        assertThat(committables.deserialize(6, committables.serialize(committable)))
-                .isEqualTo(committable);
-        assertThat(writeResults.deserialize(6, writeResults.serialize(writeResult)))
-                .isEqualTo(writeResult);
-        assertThat(states.deserialize(5, states.serialize(state))).isEqualTo(state);
+        for (int version = 6; version <= Serializers.CommittableSerializer.VERSION; version++) {
+            assertThat(
+                            committables.deserialize(
+                                    version, committables.serialize(committable, version)))
+                    .isEqualTo(committable);
+            assertThat(
+                            writeResults.deserialize(
+                                    version, writeResults.serialize(writeResult, version)))
+                    .isEqualTo(writeResult);
+            assertThat(states.deserialize(version - 1, states.serialize(state, version - 1)))
+                    .isEqualTo(state);
+        }
         assertThat(withDeletes.writtenPaths()).contains("file:/t/_deltalite/staged/u.keys");
     }
 
@@ -305,7 +407,7 @@ class SerializersTest {
                                         AttemptJournal.writer(3),
                                         List.of(result()))));
         Serializers.WriterStateSerializer serializer = new Serializers.WriterStateSerializer();
-        byte[] version5 = serializer.serialize(state);
+        byte[] version5 = serializer.serialize(state, 5);
         // One pending checkpoint of one result, which ends with two empty key lists.
         byte[] version4 = java.util.Arrays.copyOf(version5, version5.length - 8);
 

@@ -47,9 +47,21 @@ public final class ResultCodec {
 
     public static void writeResults(DataOutput out, List<PartitionWriteResult> results)
             throws IOException {
+        writeResults(out, results, LAYOUT);
+    }
+
+    /**
+     * Writes {@code results} in {@code layout}, from 4 on: what an earlier version of deltalite
+     * wrote, for the tests that its state stays readable. Fields a layout lacks are left out.
+     */
+    public static void writeResults(DataOutput out, List<PartitionWriteResult> results, int layout)
+            throws IOException {
+        if (layout < 4 || layout > LAYOUT) {
+            throw new IllegalArgumentException("writes layouts 4 to " + LAYOUT + ": " + layout);
+        }
         out.writeInt(results.size());
         for (PartitionWriteResult result : results) {
-            writeResult(out, result);
+            writeResult(out, result, layout);
         }
     }
 
@@ -64,23 +76,30 @@ public final class ResultCodec {
     }
 
     public static void writeResult(DataOutput out, PartitionWriteResult result) throws IOException {
+        writeResult(out, result, LAYOUT);
+    }
+
+    private static void writeResult(DataOutput out, PartitionWriteResult result, int layout)
+            throws IOException {
         writeValues(out, result.partition().values());
         out.writeLong(result.baseVersion());
         ValueCodec.writeString(out, result.baseFingerprint());
-        writeFiles(out, result.removedFiles());
-        writeFiles(out, result.upsertFiles());
-        writeFiles(out, result.survivorFiles());
-        writeFiles(out, result.vectorFiles());
+        writeFiles(out, layout, result.removedFiles());
+        writeFiles(out, layout, result.upsertFiles());
+        writeFiles(out, layout, result.survivorFiles());
+        writeFiles(out, layout, result.vectorFiles());
         out.writeInt(result.vectorFilePaths().size());
         for (String path : result.vectorFilePaths()) {
             ValueCodec.writeString(out, path);
         }
         writeKeys(out, result.deletedKeys());
         writeStats(out, result.stats());
-        writeFiles(out, result.compaction().inputs());
-        writeFiles(out, result.compaction().outputs());
+        writeFiles(out, layout, result.compaction().inputs());
+        writeFiles(out, layout, result.compaction().outputs());
         out.writeLong(result.compaction().bytesRead());
-        writeKeys(out, result.unmatchedKeyOnlyDeletes());
+        if (layout >= 5) {
+            writeKeys(out, result.unmatchedKeyOnlyDeletes());
+        }
     }
 
     private static void writeKeys(DataOutput out, DeletedKeys keys) throws IOException {
@@ -165,7 +184,8 @@ public final class ResultCodec {
         return values;
     }
 
-    private static void writeFiles(DataOutput out, List<DataFile> files) throws IOException {
+    private static void writeFiles(DataOutput out, int layout, List<DataFile> files)
+            throws IOException {
         out.writeInt(files.size());
         for (DataFile file : files) {
             ValueCodec.writeString(out, file.path());
@@ -180,8 +200,10 @@ public final class ResultCodec {
             }
             writeDeletionVector(out, file.deletionVector());
             writeNullableString(out, file.logStatistics());
-            RowLineage lineage = file.rowLineage();
-            out.writeBoolean(lineage != null);
+            RowLineage lineage = layout >= 6 ? file.rowLineage() : null;
+            if (layout >= 6) {
+                out.writeBoolean(lineage != null);
+            }
             if (lineage != null) {
                 out.writeLong(lineage.baseRowId());
                 out.writeLong(lineage.defaultRowCommitVersion());

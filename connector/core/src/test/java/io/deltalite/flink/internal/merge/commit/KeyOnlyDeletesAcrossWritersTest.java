@@ -352,7 +352,8 @@ class KeyOnlyDeletesAcrossWritersTest {
         List<PartitionWriteResult> results = new ArrayList<>(prepare(inserting, 1));
         results.addAll(prepare(deleting, 1));
 
-        List<PartitionWriteResult> restored = decode(encode(results), ResultCodec.LAYOUT);
+        List<PartitionWriteResult> restored =
+                decode(encode(results, ResultCodec.LAYOUT), ResultCodec.LAYOUT);
         assertThat(restored).isEqualTo(results);
         assertThatThrownBy(
                         () ->
@@ -371,9 +372,10 @@ class KeyOnlyDeletesAcrossWritersTest {
         // deletes, which are none here: an empty inline list and an empty staged list.
         PartitionWriteResult insert = results.get(0);
         assertThat(insert.unmatchedKeyOnlyDeletes()).isEqualTo(DeletedKeys.NONE);
-        byte[] current = encode(List.of(insert));
-        byte[] layout4 = java.util.Arrays.copyOf(current, current.length - 8);
+        byte[] layout5 = encode(List.of(insert), 5);
+        byte[] layout4 = java.util.Arrays.copyOf(layout5, layout5.length - 8);
         assertThat(decode(layout4, 4)).containsExactly(insert);
+        assertThat(encode(List.of(insert), 4)).isEqualTo(layout4);
     }
 
     /**
@@ -496,10 +498,11 @@ class KeyOnlyDeletesAcrossWritersTest {
                         Rows.sorted(List.<Object[]>of(new Object[] {"us", 5L, "2024-06-02", 50})));
     }
 
-    private static byte[] encode(List<PartitionWriteResult> results) throws IOException {
+    private static byte[] encode(List<PartitionWriteResult> results, int layout)
+            throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            ResultCodec.writeResults(out, results);
+            ResultCodec.writeResults(out, results, layout);
         }
         return bytes.toByteArray();
     }
