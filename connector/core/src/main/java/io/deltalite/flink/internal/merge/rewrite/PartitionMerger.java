@@ -48,9 +48,9 @@ import java.util.concurrent.atomic.LongAdder;
  * Applies the changes of one partition to its live files:
  *
  * <ol>
- *   <li>the upserted rows are sorted by key and written to new <em>upsert files</em>;
  *   <li>the live files that hold a changed key are found: files whose key statistics rule out every
- *       changed key are skipped, the rest are probed by reading only their key columns;
+ *       changed key are skipped, the rest are probed by reading only their key columns (or the key
+ *       index says where each key's row is);
  *   <li>copy-on-write: each file that holds one is streamed a batch at a time, the rows with a
  *       changed key are dropped, and the others are written to new <em>survivor files</em> — at
  *       most {@code max-parallel-files} files are read at once, each lane writing its own output;
@@ -61,7 +61,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       tiers of small files that compaction would merge now and that hold a changed key are
  *       <em>folded</em> instead: each tier bin is rewritten into one file without the changed rows
  *       ({@link #folds});
- *   <li>files without a changed key are carried over untouched.
+ *   <li>files without a changed key are carried over untouched;
+ *   <li>the upserted rows are sorted by key and written to new <em>upsert files</em> — last, so
+ *       that in a table with row tracking each keeps the row id of the row it replaces, read from
+ *       the files the steps above removed ({@link DataFileStore#tracksRowIds}).
  * </ol>
  *
  * <p>Nothing here is visible in the table: the result lists files to remove and add, and a commit
