@@ -227,6 +227,118 @@ class RowTrackingInteropTest {
                 .isGreaterThanOrEqualTo(largestRowId);
     }
 
+    /**
+     * In column mapping {@code id} mode every field of a data file has a Parquet field id: the
+     * sink's files give the row tracking columns Iceberg's reserved ids, and Spark still reads the
+     * ids they keep. Spark inserts 20 rows; the sink updates five, deletes one and inserts one,
+     * then updates one of its own rows and one it updated; Spark's {@code MERGE} updates a row the
+     * sink wrote last. Every row keeps its id throughout.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE"}) // copies and new rows; RowTrackingTest has both modes
+    void inColumnMappingIdModeRowsKeepTheirIds(WriteMode mode) throws IOException {
+        String table = dir.resolve("mapped").toString();
+        SparkDelta.sql(
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, p STRING, v INT) USING delta PARTITIONED BY (p)"
+                        + " TBLPROPERTIES ('delta.columnMapping.mode' = 'id',"
+                        + " 'delta.enableRowTracking' = 'true',"
+                        + " 'delta.enableDeletionVectors' = 'true')");
+        SparkDelta.sql(
+                "INSERT INTO delta.`"
+                        + table
+                        + "` SELECT id, IF(id % 2 = 0, 'a', 'b'), CAST(id AS INT) FROM range(0, 20)");
+        Map<Long, Tracked> spark = readTracked(table);
+        Map<Long, Tracked> first;
+        try (UpsertHarness deltalite =
+                UpsertHarness.open(table, KEYED, MergeOptions.DEFAULTS.withWriteMode(mode))) {
+            for (long id = 0; id < 5; id++) {
+                deltalite.upsert(id, id % 2 == 0 ? "a" : "b", 100 + (int) id);
+            }
+            deltalite.delete(5L, "b", null);
+            deltalite.upsert(100L, "a", 100);
+            long version = deltalite.commit().version();
+
+            first = readTracked(table);
+            assertThat(first).hasSize(20);
+            for (long id = 0; id < 20; id++) {
+                if (id == 5) {
+                    assertThat(first).doesNotContainKey(5L);
+                } else if (id < 5) {
+                    assertThat(first.get(id).rowId())
+                            .as("row %d", id)
+                            .isEqualTo(spark.get(id).rowId());
+                    assertThat(first.get(id).commitVersion()).isEqualTo(version);
+                    assertThat(first.get(id).v()).isEqualTo(100 + (int) id);
+                } else {
+                    assertThat(first.get(id)).as("row %d", id).isEqualTo(spark.get(id));
+                }
+            }
+            assertThat(spark.values().stream().map(Tracked::rowId))
+                    .doesNotContain(first.get(100L).rowId());
+
+            deltalite.upsert(100L, "a", 101);
+            deltalite.upsert(2L, "a", 202);
+            deltalite.commit();
+        }
+        Map<Long, Tracked> second = readTracked(table);
+        assertThat(second.get(100L).rowId()).isEqualTo(first.get(100L).rowId());
+        assertThat(second.get(2L).rowId()).isEqualTo(spark.get(2L).rowId());
+        assertThat(second.get(3L)).isEqualTo(first.get(3L));
+
+        SparkDelta.sql("UPDATE delta.`" + table + "` SET v = 303 WHERE id = 100");
+        Map<Long, Tracked> afterSpark = readTracked(table);
+        assertThat(afterSpark.get(100L).rowId()).isEqualTo(first.get(100L).rowId());
+        assertThat(afterSpark.get(100L).v()).isEqualTo(303);
+        assertThat(afterSpark.get(2L)).isEqualTo(second.get(2L));
+    }
+
+    /**
+     * Between a checkpoint's merge and its commit Spark moves a row the checkpoint updates to
+     * another partition — its {@code UPDATE} keeps the row's id. The commit merges the partition
+     * again and finds the key gone: the sink's row must not keep the id it read, which the moved
+     * row still has. (The key is then in both partitions, as any concurrent change of a key's
+     * partition by another writer leaves it; the ids stay unique.)
+     */
+    @org.junit.jupiter.api.Test
+    void aRowSparkMovesBeforeTheCommitKeepsItsIdAlone() throws IOException {
+        String table = dir.resolve("moved").toString();
+        SparkDelta.sql(
+                "CREATE TABLE delta.`"
+                        + table
+                        + "` (id BIGINT, p STRING, v INT) USING delta PARTITIONED BY (p)"
+                        + " TBLPROPERTIES ('delta.enableRowTracking' = 'true')");
+        SparkDelta.sql(
+                "INSERT INTO delta.`"
+                        + table
+                        + "` SELECT id, IF(id % 2 = 0, 'a', 'b'), CAST(id AS INT) FROM range(0, 10)");
+        long moved = readTracked(table).get(4L).rowId();
+        try (UpsertHarness deltalite =
+                UpsertHarness.open(
+                        table,
+                        KEYED,
+                        MergeOptions.DEFAULTS.withWriteMode(WriteMode.COPY_ON_WRITE))) {
+            deltalite.upsert(4L, "a", 40);
+            deltalite.upsert(6L, "a", 60);
+            List<io.deltalite.flink.internal.merge.result.PartitionWriteResult> prepared =
+                    deltalite.prepare();
+            SparkDelta.sql("UPDATE delta.`" + table + "` SET p = 'c' WHERE id = 4");
+            CommitOutcome outcome = deltalite.commitPrepared(deltalite.lastCheckpoint(), prepared);
+            assertThat(outcome.remergedPartitions()).isPositive();
+        }
+        Map<String, Long> ids = new TreeMap<>();
+        for (Row row :
+                SparkDelta.sql("SELECT id, p, _metadata.row_id FROM delta.`" + table + "`")) {
+            ids.put(row.getLong(0) + "/" + row.getString(1), row.getLong(2));
+        }
+        assertThat(ids).containsKeys("4/a", "4/c", "6/a").hasSize(11);
+        assertThat(ids.get("4/c")).as("the row Spark moved").isEqualTo(moved);
+        assertThat(new HashSet<>(ids.values())).as("row ids are unique").hasSize(ids.size());
+    }
+
     /** One change of a checkpoint: an upsert of {@code v}, or a delete when {@code v} is null. */
     private record Change(long id, Integer v) {
         String p() {

@@ -41,6 +41,13 @@ public final class RowTrackingVectors {
                         : versions);
     }
 
+    /** {@code batch} (of the sink's row layout) with the row ids {@code rowIds} (-1: none). */
+    public static ColumnarBatch withRowIds(ColumnarBatch batch, long[] rowIds) {
+        int columns = batch.getSchema().length();
+        return new Replaced(
+                batch, new Given(rowIds, 0, batch.getSize()), batch.getColumnVector(columns - 1));
+    }
+
     /**
      * The row id column of new rows: {@code rowIds[from + i]}, null where it is negative (a row the
      * commit gives a fresh id) or when {@code rowIds} is null.

@@ -73,6 +73,13 @@ final class KernelFileStore implements DataFileStore {
      */
     private final StructType rowSchema;
 
+    /**
+     * The columns of the files the store writes: {@link #rowSchema}, with the row tracking columns'
+     * Parquet field ids where the data columns have them ({@link
+     * RowTrackingColumns#appendForWriting}).
+     */
+    private final StructType writeSchema;
+
     /** The row tracking columns, or null when the table does not track rows. */
     private final RowTrackingColumns tracking;
 
@@ -95,6 +102,7 @@ final class KernelFileStore implements DataFileStore {
         this.dataSchema = names.fileSchema(KernelSchemas.dataSchema(schema));
         this.tracking = table.rowTracking();
         this.rowSchema = tracking == null ? dataSchema : tracking.appendTo(dataSchema);
+        this.writeSchema = tracking == null ? dataSchema : tracking.appendForWriting(dataSchema);
         this.keyTypes = schema.matchKeyTypes();
         List<String> keyNames = names.of(schema.matchKey());
         StructType keys = new StructType();
@@ -240,12 +248,13 @@ final class KernelFileStore implements DataFileStore {
                                 batch, position, deleted, keyOnlyOrdinals, keyTypes, null);
                 ColumnVector rowIds = batch.getColumnVector(keySchema.length());
                 for (int row = 0; row < batch.getSize(); row++) {
-                    if (!rows.isLive(row) || rowIds.isNullAt(row)) {
+                    if (!rows.isLive(row)) {
                         continue;
                     }
-                    io.deltalite.flink.internal.merge.value.RowKey key = keys.match(rows, row);
+                    io.deltalite.flink.internal.merge.value.RowKey key =
+                            keys == null ? rows.keyAt(row) : keys.match(rows, row);
                     if (key != null) {
-                        ids.put(key, rowIds.getLong(row));
+                        ids.put(key, rowIds.isNullAt(row) ? -1L : rowIds.getLong(row));
                     }
                 }
                 position += batch.getSize();
@@ -256,6 +265,60 @@ final class KernelFileStore implements DataFileStore {
             throw readFailure(file, e);
         }
         return ids;
+    }
+
+    @Override
+    public List<DataFile> rewriteRowIds(
+            PartitionValues partition,
+            DataFile file,
+            java.util.Map<io.deltalite.flink.internal.merge.value.RowKey, Long> rowIds,
+            io.deltalite.flink.internal.merge.value.KeyGroups keys) {
+        if (tracking == null) {
+            return DataFileStore.super.rewriteRowIds(partition, file, rowIds, keys);
+        }
+        DeletionVector deleted = readDeletionVector(file);
+        long[] nextPosition = {0};
+        BatchStream rows =
+                new KernelBatchStream(
+                        file,
+                        table.location(),
+                        physical(file, rowSchema)
+                                .<io.deltalite.flink.internal.merge.table.RowBatch>map(
+                                        batch -> {
+                                            long first = nextPosition[0];
+                                            nextPosition[0] += batch.getSize();
+                                            return withRowIds(
+                                                    RowTrackingVectors.resolved(
+                                                            batch, file.rowLineage(), first),
+                                                    first,
+                                                    deleted,
+                                                    rowIds);
+                                        }));
+        return write(partition, rows, keys);
+    }
+
+    /** A batch of rows read, each row whose key {@code rowIds} names with that id instead. */
+    private KernelRowBatch withRowIds(
+            ColumnarBatch batch,
+            long first,
+            DeletionVector deleted,
+            java.util.Map<io.deltalite.flink.internal.merge.value.RowKey, Long> rowIds) {
+        KernelRowBatch rows =
+                KernelRowBatch.of(batch, first, deleted, dataKeyOrdinals, keyTypes, rowDecoder);
+        ColumnVector own = batch.getColumnVector(rowSchema.length() - 2);
+        long[] ids = new long[batch.getSize()];
+        for (int row = 0; row < ids.length; row++) {
+            io.deltalite.flink.internal.merge.value.RowKey key = rows.keyAt(row);
+            Long id = key == null ? null : rowIds.get(key);
+            ids[row] = id != null ? id : own.isNullAt(row) ? -1 : own.getLong(row);
+        }
+        return KernelRowBatch.of(
+                RowTrackingVectors.withRowIds(batch, ids),
+                first,
+                deleted,
+                dataKeyOrdinals,
+                keyTypes,
+                rowDecoder);
     }
 
     /**
@@ -419,7 +482,12 @@ final class KernelFileStore implements DataFileStore {
                                         keys == null
                                                 ? targetDirectory(context)
                                                 : targetDirectory(context) + "/" + keys.folder(),
-                                        KernelIterators.of(new LiveBatches(batches)),
+                                        KernelIterators.of(
+                                                new LiveBatches(
+                                                        batches,
+                                                        writeSchema == rowSchema
+                                                                ? null
+                                                                : writeSchema)),
                                         new ArrayList<>(statistics));
                 try (statuses) {
                     while (statuses.hasNext()) {
@@ -506,13 +574,36 @@ final class KernelFileStore implements DataFileStore {
         return gathered != null ? gathered : DataFileStore.super.gather(sources, from, rows, count);
     }
 
-    /** Hands Kernel's writer only batches with at least one row to write. */
+    /** A batch whose columns are written under {@code schema}: the same columns, other metadata. */
+    private record SchemaOf(ColumnarBatch batch, StructType schema) implements ColumnarBatch {
+        @Override
+        public StructType getSchema() {
+            return schema;
+        }
+
+        @Override
+        public ColumnVector getColumnVector(int ordinal) {
+            return batch.getColumnVector(ordinal);
+        }
+
+        @Override
+        public int getSize() {
+            return batch.getSize();
+        }
+    }
+
+    /**
+     * Hands Kernel's writer only batches with at least one row to write, in {@code schema} (null:
+     * in their own).
+     */
     private static final class LiveBatches implements Iterator<FilteredColumnarBatch> {
         private final BatchStream batches;
+        private final StructType schema;
         private FilteredColumnarBatch next;
 
-        LiveBatches(BatchStream batches) {
+        LiveBatches(BatchStream batches, StructType schema) {
             this.batches = batches;
+            this.schema = schema;
         }
 
         @Override
@@ -521,6 +612,12 @@ final class KernelFileStore implements DataFileStore {
                 KernelRowBatch batch = (KernelRowBatch) batches.next();
                 if (batch.hasLiveRows()) {
                     next = batch.toFiltered();
+                    if (schema != null) {
+                        next =
+                                new FilteredColumnarBatch(
+                                        new SchemaOf(next.getData(), schema),
+                                        next.getSelectionVector());
+                    }
                 }
             }
             return next != null;

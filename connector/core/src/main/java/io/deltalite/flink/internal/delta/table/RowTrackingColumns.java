@@ -1,5 +1,6 @@
 package io.deltalite.flink.internal.delta.table;
 
+import io.delta.kernel.types.FieldMetadata;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
@@ -67,10 +68,46 @@ record RowTrackingColumns(String rowId, String commitVersion) {
         return new RowTrackingColumns(rowId, commitVersion);
     }
 
-    /** {@code fileSchema} with the two columns after its own: the layout of the files written. */
+    /**
+     * The Parquet field ids the two columns get in files of a table in column mapping {@code id}
+     * mode (whose writer gives every field an id): the ids Apache Iceberg reserves for row lineage
+     * ({@code _row_id}, {@code _last_updated_sequence_number}), which Delta uses for these columns
+     * in Iceberg-compatible tables and which no table column ever gets.
+     */
+    static final long ROW_ID_FIELD_ID = Integer.MAX_VALUE - 107;
+
+    static final long COMMIT_VERSION_FIELD_ID = Integer.MAX_VALUE - 108;
+
+    private static final String PARQUET_FIELD_ID = "parquet.field.id";
+
+    /**
+     * {@code fileSchema} with the two columns after its own, by name: the layout the sink reads
+     * (files of other writers may hold the columns without field ids).
+     */
     StructType appendTo(StructType fileSchema) {
         return fileSchema
                 .add(new StructField(rowId, LongType.LONG, true))
                 .add(new StructField(commitVersion, LongType.LONG, true));
+    }
+
+    /**
+     * The layout the sink writes: as {@link #appendTo}, and where the data columns carry Parquet
+     * field ids (column mapping {@code id} mode), the two columns carry theirs too — Kernel's
+     * writer refuses a file in which only some fields have one.
+     */
+    StructType appendForWriting(StructType fileSchema) {
+        boolean withIds =
+                fileSchema.fields().stream()
+                        .anyMatch(field -> field.getMetadata().contains(PARQUET_FIELD_ID));
+        if (!withIds) {
+            return appendTo(fileSchema);
+        }
+        return fileSchema
+                .add(rowId, LongType.LONG, true, fieldId(ROW_ID_FIELD_ID))
+                .add(commitVersion, LongType.LONG, true, fieldId(COMMIT_VERSION_FIELD_ID));
+    }
+
+    private static FieldMetadata fieldId(long id) {
+        return FieldMetadata.builder().putLong(PARQUET_FIELD_ID, id).build();
     }
 }

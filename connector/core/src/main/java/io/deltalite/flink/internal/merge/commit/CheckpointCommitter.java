@@ -517,6 +517,13 @@ public final class CheckpointCommitter {
                 PartitionWriteResult redone =
                         remerge(snapshot, result, liveFiles, shared.contains(entry.getKey()));
                 redone.survivorFiles().forEach(file -> writtenHere.put(file.path(), file));
+                // In a table that tracks rows, upsert files whose row ids had to change are
+                // written anew by the re-merge.
+                Set<String> planned = new HashSet<>();
+                result.upsertFiles().forEach(file -> planned.add(file.path()));
+                redone.upsertFiles().stream()
+                        .filter(file -> !planned.contains(file.path()))
+                        .forEach(file -> writtenHere.put(file.path(), file));
                 redone.vectorFilePaths()
                         .forEach(path -> writtenHere.put(path, DataFile.atPath(path)));
                 recorded = false;
@@ -564,6 +571,11 @@ public final class CheckpointCommitter {
                     vectors.close();
                 } catch (RuntimeException e) {
                     redone.survivorFiles().forEach(table.files()::deleteUncommitted);
+                    Set<String> planned = new HashSet<>();
+                    stale.upsertFiles().forEach(file -> planned.add(file.path()));
+                    redone.upsertFiles().stream()
+                            .filter(file -> !planned.contains(file.path()))
+                            .forEach(table.files()::deleteUncommitted);
                     throw e;
                 }
             }

@@ -511,6 +511,8 @@ public final class PartitionMerger {
         Map<String, String> original = new HashMap<>();
         liveFiles.forEach(file -> original.put(file.path(), file.identity()));
         Set<String> writtenHere = new HashSet<>();
+        // In a table that tracks rows: the ids of the rows this re-merge replaces, by key.
+        Map<RowKey, Long> replacedIds = new HashMap<>();
         long updated = 0;
         long deleted = 0;
         long probed = 0;
@@ -535,6 +537,16 @@ public final class PartitionMerger {
                                 vectors,
                                 null,
                                 null);
+                if (store.tracksRowIds()) {
+                    // read before the files written by an earlier chunk are deleted below
+                    Set<RowKey> upserted = new HashSet<>();
+                    for (RowKey key : rewrite.foundKeys) {
+                        if (chunk.isUpserted(key)) {
+                            upserted.add(key);
+                        }
+                    }
+                    replacedIds.putAll(rowIdsOf(rewrite.removed, upserted));
+                }
                 for (DataFile removed : rewrite.removed) {
                     current.remove(removed.path());
                     if (writtenHere.remove(removed.path())) {
@@ -565,6 +577,18 @@ public final class PartitionMerger {
             }
             throw e;
         }
+        List<DataFile> upsertFiles;
+        try {
+            upsertFiles =
+                    store.tracksRowIds()
+                            ? withReplacedRowIds(stale, replacedIds)
+                            : stale.upsertFiles();
+        } catch (RuntimeException e) {
+            for (String path : writtenHere) {
+                store.deleteUncommitted(current.get(path));
+            }
+            throw e;
+        }
         // A file is removed when it is gone or came back with another deletion vector.
         List<DataFile> removed = new ArrayList<>();
         for (DataFile file : liveFiles) {
@@ -588,7 +612,7 @@ public final class PartitionMerger {
                 new UpsertStats(
                         -1,
                         1,
-                        stale.upsertFiles().size() + survivors.size() + marked.size(),
+                        upsertFiles.size() + survivors.size() + marked.size(),
                         removed.size(),
                         liveFiles.size() - removed.size(),
                         probed,
@@ -598,7 +622,7 @@ public final class PartitionMerger {
                         copied,
                         before.sourceRows(),
                         before.nullKeyRows(),
-                        bytes(stale.upsertFiles()) + bytes(survivors) + vectorBytes,
+                        bytes(upsertFiles) + bytes(survivors) + vectorBytes,
                         marked.size(),
                         vectorBytes);
         stats =
@@ -609,7 +633,7 @@ public final class PartitionMerger {
                 baseVersion,
                 LiveSetFingerprint.of(liveFiles),
                 removed,
-                stale.upsertFiles(),
+                upsertFiles,
                 survivors,
                 marked,
                 vectorFilePaths(marked, vectors),
@@ -641,6 +665,62 @@ public final class PartitionMerger {
     }
 
     /**
+     * The upsert files of {@code stale}, re-merged, in a table that tracks rows: each upserted row
+     * must keep the id of the row the re-merge replaced under its key ({@code replacedIds}), or
+     * none when it replaced none — its writer took the id from the table as it was then, and
+     * another writer may since have deleted that row, or moved it to another key or partition
+     * keeping its id (two live rows with one id would break the table). A file whose rows keep
+     * other ids is written again with the right ones; the others stay as they are.
+     */
+    private List<DataFile> withReplacedRowIds(
+            PartitionWriteResult stale, Map<RowKey, Long> replacedIds) {
+        List<DataFile> files = new ArrayList<>();
+        List<DataFile> written = new ArrayList<>();
+        try {
+            for (DataFile file : stale.upsertFiles()) {
+                Map<RowKey, Long> corrected = new HashMap<>();
+                store.rowIdsOf(file, null)
+                        .forEach(
+                                (key, kept) -> {
+                                    long replaced = replacedIds.getOrDefault(key, -1L);
+                                    if (kept != replaced) {
+                                        corrected.put(key, replaced);
+                                    }
+                                });
+                if (corrected.isEmpty()) {
+                    files.add(file);
+                    continue;
+                }
+                List<DataFile> rewritten =
+                        store.rewriteRowIds(
+                                stale.partition(),
+                                file,
+                                corrected,
+                                KeyGroups.covering(List.of(file)));
+                written.addAll(rewritten);
+                files.addAll(rewritten);
+            }
+        } catch (RuntimeException e) {
+            written.forEach(store::deleteUncommitted);
+            throw e;
+        }
+        return files;
+    }
+
+    /** The ids of the rows with one of {@code keys} in {@code files}, by key. */
+    private Map<RowKey, Long> rowIdsOf(List<DataFile> files, Set<RowKey> keys) {
+        Map<RowKey, Long> found = new HashMap<>();
+        if (keys.isEmpty()) {
+            return found;
+        }
+        KeyMatcher matcher = KeyMatcher.of(keys);
+        for (DataFile file : candidates(files, keys)) {
+            found.putAll(store.rowIdsOf(file, matcher));
+        }
+        return found;
+    }
+
+    /**
      * The row id each of {@code rows} keeps in a table that tracks rows: that of the row with its
      * key in the files {@code rewrite} removed (marked or rewritten), read from them — as Spark's
      * {@code MERGE} keeps the id of a row it updates; -1 where the key is new to the partition (the
@@ -658,14 +738,7 @@ public final class PartitionMerger {
                 replaced.add(key);
             }
         }
-        if (replaced.isEmpty()) {
-            return ids;
-        }
-        KeyMatcher matcher = KeyMatcher.of(replaced);
-        Map<RowKey, Long> found = new HashMap<>();
-        for (DataFile file : candidates(rewrite.removed, replaced)) {
-            found.putAll(store.rowIdsOf(file, matcher));
-        }
+        Map<RowKey, Long> found = rowIdsOf(rewrite.removed, replaced);
         for (int i = 0; i < ids.length; i++) {
             Long id = found.get(RowKey.of(rows.get(i), keyIndexes));
             if (id != null) {

@@ -130,11 +130,24 @@ public interface DataFileStore {
 
     /**
      * In a table that tracks rows, the row id of each live row of {@code file} whose key is one of
-     * {@code keys}, by key; empty in other tables. A row of a file not committed yet that has no id
-     * of its own yet (it gets a fresh one when it is committed) is left out.
+     * {@code keys} (null: every row with a key), by key; -1 for a row of a file not committed yet
+     * that has no id yet (it gets a fresh one when the file is committed). Empty in other tables.
      */
     default java.util.Map<RowKey, Long> rowIdsOf(DataFile file, KeyMatcher keys) {
         return java.util.Map.of();
+    }
+
+    /**
+     * In a table that tracks rows, writes the rows of {@code file}, a file not committed yet, into
+     * new files of {@code partition} (in the folder of {@code keys}, null: the partition's), each
+     * row whose key {@code rowIds} names with that row id instead of its own (-1: a fresh one).
+     */
+    default List<DataFile> rewriteRowIds(
+            PartitionValues partition,
+            DataFile file,
+            java.util.Map<RowKey, Long> rowIds,
+            KeyGroups keys) {
+        throw new UnsupportedOperationException("only a table that tracks rows has row ids");
     }
 
     /**

@@ -17,13 +17,14 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A table with row tracking ({@code delta.enableRowTracking}): every row keeps its row id while the
- * sink copies it (copy-on-write survivors, compaction, folds) and when an upsert replaces it, and
- * keeps its commit version until it changes — read back by Kernel's own scan, which resolves each
- * row's id and version from the materialized columns and the files' lineage.
+ * A table with row tracking ({@code delta.enableRowTracking}), column mapping off, {@code id} (the
+ * row tracking columns get Parquet field ids of their own) and {@code name}: every row keeps its
+ * row id while the sink copies it (copy-on-write survivors, compaction, folds) and when an upsert
+ * replaces it, and keeps its commit version until it changes — read back by Kernel's own scan,
+ * which resolves each row's id and version from the materialized columns and the files' lineage.
  */
 class RowTrackingTest {
     private static final ValueType.Field ID =
@@ -46,16 +47,24 @@ class RowTrackingTest {
      * version it had; an updated row has its id and the new version; a row inserted (or inserted
      * again after a delete) has an id no row ever had, and the new version.
      */
-    @ParameterizedTest
-    @EnumSource(
-            value = WriteMode.class,
-            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
-    void rowsKeepTheirIdsThroughUpdatesCopiesAndCompaction(WriteMode mode) {
+    @ParameterizedTest(name = "{0}, column mapping {1}")
+    @CsvSource({
+        "COPY_ON_WRITE, none",
+        "DELETION_VECTORS, none",
+        "COPY_ON_WRITE, id",
+        "DELETION_VECTORS, id",
+        "DELETION_VECTORS, name"
+    })
+    void rowsKeepTheirIdsThroughUpdatesCopiesAndCompaction(WriteMode mode, String columnMapping) {
         String table = dir.resolve("t").toString();
         Random random = new Random(7 + mode.ordinal());
         Set<Long> everyIdSeen = new HashSet<>();
+        TableDefinition definition =
+                "none".equals(columnMapping)
+                        ? TRACKED
+                        : TRACKED.withTableProperty("delta.columnMapping.mode", columnMapping);
         try (UpsertHarness deltalite =
-                UpsertHarness.open(table, TRACKED, MergeOptions.DEFAULTS.withWriteMode(mode))) {
+                UpsertHarness.open(table, definition, MergeOptions.DEFAULTS.withWriteMode(mode))) {
             for (long id = 0; id < 200; id++) {
                 deltalite.upsert(id, partitionOf(id), 0);
             }
@@ -124,6 +133,53 @@ class RowTrackingTest {
                 tracked = now;
             }
             assertThat(copiedOrCompacted).as("rows were copied or compacted").isPositive();
+        }
+    }
+
+    /**
+     * Between a checkpoint's merge and its commit another job deletes a key the checkpoint updates
+     * and inserts it again (a row with a new id), and updates another: the commit merges the
+     * partition again, and its rows keep the ids of the rows it replaces now — the new row's id,
+     * and the other's unchanged one — not those the merge had read.
+     */
+    @ParameterizedTest
+    @CsvSource({"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void aReMergeKeepsTheIdsOfTheRowsItReplacesNow(WriteMode mode) {
+        String table = dir.resolve("t").toString();
+        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode);
+        try (UpsertHarness sink = UpsertHarness.open(table, TRACKED, options)) {
+            for (long id = 0; id < 20; id++) {
+                sink.upsert(id, partitionOf(id), 0);
+            }
+            sink.commit();
+            Map<Long, long[]> before = KernelTableReader.rowTracking(table, "id");
+
+            sink.upsert(4L, "a", 1);
+            sink.upsert(6L, "a", 1);
+            sink.upsert(8L, "a", 1);
+            List<io.deltalite.flink.internal.merge.result.PartitionWriteResult> prepared =
+                    sink.prepare();
+            try (UpsertHarness other = UpsertHarness.open(table, TRACKED, options, "other")) {
+                other.delete(4L, "a", null);
+                other.commit();
+                other.upsert(4L, "a", 2);
+                other.upsert(6L, "a", 2);
+                other.commit();
+            }
+            Map<Long, long[]> meanwhile = KernelTableReader.rowTracking(table, "id");
+            assertThat(meanwhile.get(4L)[0]).isNotEqualTo(before.get(4L)[0]);
+            assertThat(meanwhile.get(6L)[0]).isEqualTo(before.get(6L)[0]);
+
+            CommitOutcome outcome = sink.commitPrepared(sink.lastCheckpoint(), prepared);
+            assertThat(outcome.remergedPartitions()).isPositive();
+            Map<Long, long[]> after = KernelTableReader.rowTracking(table, "id");
+            assertThat(after.get(4L)).containsExactly(meanwhile.get(4L)[0], outcome.version());
+            assertThat(after.get(6L)).containsExactly(before.get(6L)[0], outcome.version());
+            assertThat(after.get(8L)).containsExactly(before.get(8L)[0], outcome.version());
+            assertThat(after.get(10L)).containsExactly(before.get(10L));
+            Set<Long> ids = new HashSet<>();
+            after.values().forEach(row -> ids.add(row[0]));
+            assertThat(ids).hasSize(after.size());
         }
     }
 
