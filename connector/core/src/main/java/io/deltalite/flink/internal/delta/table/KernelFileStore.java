@@ -485,7 +485,7 @@ final class KernelFileStore implements DataFileStore {
                                         KernelIterators.of(
                                                 new LiveBatches(
                                                         batches,
-                                                        writeSchema == rowSchema
+                                                        writeSchema.equals(rowSchema)
                                                                 ? null
                                                                 : writeSchema)),
                                         new ArrayList<>(statistics));

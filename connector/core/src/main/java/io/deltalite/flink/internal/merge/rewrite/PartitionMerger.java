@@ -71,6 +71,9 @@ import java.util.concurrent.atomic.LongAdder;
  * makes them visible.
  */
 public final class PartitionMerger {
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(PartitionMerger.class);
+
     private final TableSchema schema;
     private final MergeOptions options;
     private final DataFileStore store;
@@ -511,8 +514,8 @@ public final class PartitionMerger {
         Map<String, String> original = new HashMap<>();
         liveFiles.forEach(file -> original.put(file.path(), file.identity()));
         Set<String> writtenHere = new HashSet<>();
-        // In a table that tracks rows: the ids of the rows this re-merge replaces, by key.
-        Map<RowKey, Long> replacedIds = new HashMap<>();
+        // In a table that tracks rows: the upserted rows whose ids must change, by upsert file.
+        Map<String, Map<RowKey, Long>> corrections = new HashMap<>();
         long updated = 0;
         long deleted = 0;
         long probed = 0;
@@ -537,25 +540,19 @@ public final class PartitionMerger {
                                 vectors,
                                 null,
                                 null);
+                for (DataFile added : rewrite.survivorOutput) {
+                    current.put(added.path(), added);
+                    writtenHere.add(added.path());
+                }
                 if (store.tracksRowIds()) {
-                    // read before the files written by an earlier chunk are deleted below
-                    Set<RowKey> upserted = new HashSet<>();
-                    for (RowKey key : rewrite.foundKeys) {
-                        if (chunk.isUpserted(key)) {
-                            upserted.add(key);
-                        }
-                    }
-                    replacedIds.putAll(rowIdsOf(rewrite.removed, upserted));
+                    // before the files an earlier chunk wrote are deleted below
+                    rowIdCorrections(stale, chunk, rewrite, corrections);
                 }
                 for (DataFile removed : rewrite.removed) {
                     current.remove(removed.path());
                     if (writtenHere.remove(removed.path())) {
                         store.deleteUncommitted(removed);
                     }
-                }
-                for (DataFile added : rewrite.survivorOutput) {
-                    current.put(added.path(), added);
-                    writtenHere.add(added.path());
                 }
                 for (DataFile marked : rewrite.vectorOutput) {
                     current.put(marked.path(), marked);
@@ -580,9 +577,9 @@ public final class PartitionMerger {
         List<DataFile> upsertFiles;
         try {
             upsertFiles =
-                    store.tracksRowIds()
-                            ? withReplacedRowIds(stale, replacedIds)
-                            : stale.upsertFiles();
+                    corrections.isEmpty()
+                            ? stale.upsertFiles()
+                            : withCorrectedRowIds(stale, corrections);
         } catch (RuntimeException e) {
             for (String path : writtenHere) {
                 store.deleteUncommitted(current.get(path));
@@ -665,32 +662,71 @@ public final class PartitionMerger {
     }
 
     /**
-     * The upsert files of {@code stale}, re-merged, in a table that tracks rows: each upserted row
-     * must keep the id of the row the re-merge replaced under its key ({@code replacedIds}), or
-     * none when it replaced none — its writer took the id from the table as it was then, and
-     * another writer may since have deleted that row, or moved it to another key or partition
-     * keeping its id (two live rows with one id would break the table). A file whose rows keep
-     * other ids is written again with the right ones; the others stay as they are.
+     * In a table that tracks rows, the upserted rows of one chunk of a re-merge of {@code stale}
+     * whose ids must change, added to {@code corrections} by upsert file: each upserted row must
+     * keep the id of the row the re-merge replaced under its key, or none when it replaced none —
+     * its writer took the id from the table as it was then, and another writer may since have
+     * deleted that row, or moved it to another key or partition keeping its id (two live rows with
+     * one id would break the table). Memory grows with the chunk and the corrections, not with the
+     * checkpoint.
      */
-    private List<DataFile> withReplacedRowIds(
-            PartitionWriteResult stale, Map<RowKey, Long> replacedIds) {
+    private void rowIdCorrections(
+            PartitionWriteResult stale,
+            ChangedKeyChunks.Chunk chunk,
+            Rewrite rewrite,
+            Map<String, Map<RowKey, Long>> corrections) {
+        Set<RowKey> upserted = new HashSet<>();
+        Set<RowKey> replaced = new HashSet<>();
+        for (RowKey key : chunk.keys()) {
+            if (chunk.isUpserted(key)) {
+                upserted.add(key);
+                if (rewrite.foundKeys.contains(key)) {
+                    replaced.add(key);
+                }
+            }
+        }
+        if (upserted.isEmpty()) {
+            return;
+        }
+        Map<RowKey, Long> replacedIds = rowIdsOf(rewrite.removed, replaced);
+        KeyMatcher matcher = KeyMatcher.of(upserted);
+        for (DataFile file : candidates(stale.upsertFiles(), upserted)) {
+            store.rowIdsOf(file, matcher)
+                    .forEach(
+                            (key, kept) -> {
+                                long id = replacedIds.getOrDefault(key, -1L);
+                                if (kept != id) {
+                                    corrections
+                                            .computeIfAbsent(file.path(), path -> new HashMap<>())
+                                            .put(key, id);
+                                }
+                            });
+        }
+    }
+
+    /**
+     * The upsert files of {@code stale} with the row ids of {@code corrections} (by file path): a
+     * file with a correction is written again, the others stay as they are.
+     */
+    private List<DataFile> withCorrectedRowIds(
+            PartitionWriteResult stale, Map<String, Map<RowKey, Long>> corrections) {
         List<DataFile> files = new ArrayList<>();
         List<DataFile> written = new ArrayList<>();
         try {
             for (DataFile file : stale.upsertFiles()) {
-                Map<RowKey, Long> corrected = new HashMap<>();
-                store.rowIdsOf(file, null)
-                        .forEach(
-                                (key, kept) -> {
-                                    long replaced = replacedIds.getOrDefault(key, -1L);
-                                    if (kept != replaced) {
-                                        corrected.put(key, replaced);
-                                    }
-                                });
-                if (corrected.isEmpty()) {
+                Map<RowKey, Long> corrected = corrections.get(file.path());
+                if (corrected == null) {
                     files.add(file);
                     continue;
                 }
+                LOG.info(
+                        "Writing upsert file {} of partition {} of Delta table {} again: {} of its"
+                                + " rows replace rows whose ids changed since the checkpoint was"
+                                + " merged (another writer changed the partition).",
+                        file.name(),
+                        stale.partition().describe(schema.partitionColumns()),
+                        location,
+                        corrected.size());
                 List<DataFile> rewritten =
                         store.rewriteRowIds(
                                 stale.partition(),

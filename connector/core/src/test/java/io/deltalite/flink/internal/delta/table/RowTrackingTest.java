@@ -140,13 +140,24 @@ class RowTrackingTest {
      * Between a checkpoint's merge and its commit another job deletes a key the checkpoint updates
      * and inserts it again (a row with a new id), and updates another: the commit merges the
      * partition again, and its rows keep the ids of the rows it replaces now — the new row's id,
-     * and the other's unchanged one — not those the merge had read.
+     * and the other's unchanged one — not those the merge had read. With a buffer of a few bytes
+     * the re-merge reads the changed keys one chunk at a time.
      */
-    @ParameterizedTest
-    @CsvSource({"COPY_ON_WRITE", "DELETION_VECTORS"})
-    void aReMergeKeepsTheIdsOfTheRowsItReplacesNow(WriteMode mode) {
+    @ParameterizedTest(name = "{0}, max-buffered-bytes {1}")
+    @CsvSource({
+        "COPY_ON_WRITE, 0",
+        "DELETION_VECTORS, 0",
+        "COPY_ON_WRITE, 120",
+        "DELETION_VECTORS, 120"
+    })
+    void aReMergeKeepsTheIdsOfTheRowsItReplacesNow(WriteMode mode, long bufferBytes) {
         String table = dir.resolve("t").toString();
-        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(mode);
+        MergeOptions options =
+                bufferBytes == 0
+                        ? MergeOptions.DEFAULTS.withWriteMode(mode)
+                        : MergeOptions.DEFAULTS
+                                .withWriteMode(mode)
+                                .withMaxBufferedBytes(bufferBytes);
         try (UpsertHarness sink = UpsertHarness.open(table, TRACKED, options)) {
             for (long id = 0; id < 20; id++) {
                 sink.upsert(id, partitionOf(id), 0);
