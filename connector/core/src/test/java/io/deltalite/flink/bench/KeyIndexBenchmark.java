@@ -36,12 +36,14 @@ import org.junit.jupiter.api.io.TempDir;
  * <pre>
  * mvn -B -ntp -pl connector/core test -Dtest=KeyIndexBenchmark -Dsurefire.excludedGroups= -Dtest.jvm.jit= \
  *     [-Dbench.rows=5000000] [-Dbench.updates=10000] [-Dbench.checkpoints=10] [-Dbench.file-mb=32] \
- *     [-Dbench.partitions=1] [-Dbench.modes=off,on]
+ *     [-Dbench.partitions=1] [-Dbench.modes=off,on] [-Dbench.row-tracking=false]
  * </pre>
  *
  * With {@code bench.partitions} N above 1 the table has a fourth column {@code bucket INT = id % N}
  * and is partitioned by it, so that each partition's index is charged on its own against the budget
  * (a partition whose index would pass it is refused and probed: the report counts those fallbacks).
+ * With {@code bench.row-tracking} the table tracks rows ({@code delta.enableRowTracking}): each
+ * checkpoint also reads the ids of the rows its updates replace.
  */
 class KeyIndexBenchmark {
     private static final TableDefinition ORDERS =
@@ -91,12 +93,14 @@ class KeyIndexBenchmark {
         report.append(
                 String.format(
                         "%n%,d rows, %d checkpoints of %,d updates of random ids, deletion"
-                                + " vectors, files of %d MiB, %d partition(s), heap %,d MiB%n%n",
+                                + " vectors, files of %d MiB, %d partition(s), row tracking %s,"
+                                + " heap %,d MiB%n%n",
                         rows,
                         checkpoints,
                         updates,
                         fileMb,
                         partitions,
+                        Boolean.getBoolean("bench.row-tracking") ? "on" : "off",
                         Runtime.getRuntime().maxMemory() >> 20));
         report.append(
                 "| key index | checkpoint ms (min / median / max) | first checkpoint ms |"
@@ -140,6 +144,9 @@ class KeyIndexBenchmark {
             List<KeyIndexMode> modes)
             throws IOException {
         TableDefinition definition = partitions > 1 ? bucketed() : ORDERS;
+        if (Boolean.getBoolean("bench.row-tracking")) {
+            definition = definition.withTableProperty("delta.enableRowTracking", "true");
+        }
         Path seed = dir.resolve("seed");
         MergeOptions options =
                 MergeOptions.DEFAULTS

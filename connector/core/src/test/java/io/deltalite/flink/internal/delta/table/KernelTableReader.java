@@ -174,6 +174,25 @@ public final class KernelTableReader {
                         .fileSchema(dataColumns)
                         .add(KernelSchemas.ROW_INDEX);
         Scan scan = snapshot.getScanBuilder().build();
+        forEachBatch(
+                engine,
+                path,
+                scan,
+                physical,
+                (file, batch) -> collect(batch, fields, row -> rows.accept(file, row)));
+    }
+
+    /**
+     * Reads every live file of {@code scan} in the file schema {@code physical} and hands each of
+     * its batches, as Kernel turns it into the scan's logical rows, to {@code batches} with the
+     * file's path.
+     */
+    private static void forEachBatch(
+            Engine engine,
+            String path,
+            Scan scan,
+            StructType physical,
+            BiConsumer<String, FilteredColumnarBatch> batches) {
         Row state = scan.getScanState(engine);
         try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
             while (files.hasNext()) {
@@ -193,7 +212,7 @@ public final class KernelTableReader {
                         try (CloseableIterator<FilteredColumnarBatch> logicalData =
                                 Scan.transformPhysicalData(engine, state, scanFile, data)) {
                             while (logicalData.hasNext()) {
-                                collect(logicalData.next(), fields, row -> rows.accept(file, row));
+                                batches.accept(file, logicalData.next());
                             }
                         }
                     }
@@ -219,65 +238,39 @@ public final class KernelTableReader {
                         .addMetadataColumn(
                                 "_row_commit_version", MetadataColumnSpec.ROW_COMMIT_VERSION);
         Scan scan = snapshot.getScanBuilder().withReadSchema(read).build();
-        Row state = scan.getScanState(engine);
         StructType physical =
-                io.delta.kernel.internal.data.ScanStateRow.getPhysicalDataReadSchema(state);
+                io.delta.kernel.internal.data.ScanStateRow.getPhysicalDataReadSchema(
+                        scan.getScanState(engine));
         Map<Long, long[]> tracked = new LinkedHashMap<>();
-        try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
-            while (files.hasNext()) {
-                try (CloseableIterator<Row> scanFiles = files.next().getRows()) {
-                    while (scanFiles.hasNext()) {
-                        Row scanFile = scanFiles.next();
-                        Row add = scanFile.getStruct(scanFile.getSchema().indexOf("add"));
-                        FileStatus status =
-                                FileStatus.of(
-                                        qualifiedPath(engine, path, add),
-                                        add.getLong(add.getSchema().indexOf("size")),
-                                        0);
-                        CloseableIterator<ColumnarBatch> data =
-                                engine.getParquetHandler()
-                                        .readParquetFiles(
-                                                toIterator(status), physical, Optional.empty())
-                                        .map(FileReadResult::getData);
-                        try (CloseableIterator<FilteredColumnarBatch> logicalData =
-                                Scan.transformPhysicalData(engine, state, scanFile, data)) {
-                            while (logicalData.hasNext()) {
-                                FilteredColumnarBatch filtered = logicalData.next();
-                                ColumnarBatch batch = filtered.getData();
-                                StructType schema = batch.getSchema();
-                                ColumnVector keys =
-                                        batch.getColumnVector(schema.indexOf(keyColumn));
-                                ColumnVector ids = batch.getColumnVector(schema.indexOf("_row_id"));
-                                ColumnVector versions =
-                                        batch.getColumnVector(
-                                                schema.indexOf("_row_commit_version"));
-                                for (int row = 0; row < batch.getSize(); row++) {
-                                    Optional<ColumnVector> selection =
-                                            filtered.getSelectionVector();
-                                    if (selection.isPresent()
-                                            && (selection.get().isNullAt(row)
-                                                    || !selection.get().getBoolean(row))) {
-                                        continue;
-                                    }
-                                    long[] previous =
-                                            tracked.put(
-                                                    keys.getLong(row),
-                                                    new long[] {
-                                                        ids.getLong(row), versions.getLong(row)
-                                                    });
-                                    if (previous != null) {
-                                        throw new IllegalStateException(
-                                                "key " + keys.getLong(row) + " twice in " + path);
-                                    }
-                                }
-                            }
+        forEachBatch(
+                engine,
+                path,
+                scan,
+                physical,
+                (file, filtered) -> {
+                    ColumnarBatch batch = filtered.getData();
+                    StructType schema = batch.getSchema();
+                    ColumnVector keys = batch.getColumnVector(schema.indexOf(keyColumn));
+                    ColumnVector ids = batch.getColumnVector(schema.indexOf("_row_id"));
+                    ColumnVector versions =
+                            batch.getColumnVector(schema.indexOf("_row_commit_version"));
+                    Optional<ColumnVector> selection = filtered.getSelectionVector();
+                    for (int row = 0; row < batch.getSize(); row++) {
+                        if (selection.isPresent()
+                                && (selection.get().isNullAt(row)
+                                        || !selection.get().getBoolean(row))) {
+                            continue;
+                        }
+                        long[] previous =
+                                tracked.put(
+                                        keys.getLong(row),
+                                        new long[] {ids.getLong(row), versions.getLong(row)});
+                        if (previous != null) {
+                            throw new IllegalStateException(
+                                    "key " + keys.getLong(row) + " twice in " + path);
                         }
                     }
-                }
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("reading " + path + " failed", e);
-        }
+                });
         return tracked;
     }
 
