@@ -94,6 +94,9 @@ final class KernelFileStore implements DataFileStore {
     private final ParquetKeyScanner keyScanner;
     private final KeyIdentityReader identityReader;
 
+    /** Reads the materialized row-id column alone; null when the table does not track rows. */
+    private final KeyIdentityReader rowIdReader;
+
     KernelFileStore(DeltaTable table) {
         this.table = table;
         this.engine = table.engine();
@@ -121,6 +124,12 @@ final class KernelFileStore implements DataFileStore {
         this.rowDecoder = new TableRowDecoder(schema);
         this.keyScanner = new ParquetKeyScanner(keyNames, keyTypes);
         this.identityReader = new KeyIdentityReader(keyNames, keyTypes);
+        this.rowIdReader =
+                tracking == null
+                        ? null
+                        : new KeyIdentityReader(
+                                List.of(tracking.rowId()),
+                                List.of(ValueType.of(ValueType.Kind.BIGINT)));
     }
 
     StructType dataSchema() {
@@ -263,6 +272,65 @@ final class KernelFileStore implements DataFileStore {
             throw e;
         } catch (IOException | RuntimeException e) {
             throw readFailure(file, e);
+        }
+        return ids;
+    }
+
+    /**
+     * Reads the row-id column alone, with parquet-java's column reader ({@link KeyIdentityReader},
+     * which hands over each non-null value with its position); a row whose materialized id is null
+     * has the id {@code baseRowId + position}. Null when the file holds no such column or one the
+     * reader cannot decode exactly.
+     */
+    @Override
+    public long[] rowIdsAt(DataFile file, long[] positions) {
+        if (tracking == null) {
+            return null;
+        }
+        long[] sorted = java.util.Arrays.stream(positions).sorted().distinct().toArray();
+        long[] materialized = new long[sorted.length];
+        boolean[] present = new boolean[sorted.length];
+        OptionalLong rows;
+        try {
+            rows =
+                    ConnectorClassLoader.call(
+                            () ->
+                                    rowIdReader.read(
+                                            ParquetInputFiles.open(
+                                                    table.fileIO(), file.path(), file.sizeBytes()),
+                                            (high, low, at, count) -> {
+                                                // both in file order: a merge of the two lists
+                                                int next = 0;
+                                                for (int i = 0; i < count; i++) {
+                                                    int found =
+                                                            java.util.Arrays.binarySearch(
+                                                                    sorted,
+                                                                    next,
+                                                                    sorted.length,
+                                                                    at[i]);
+                                                    if (found >= 0) {
+                                                        materialized[found] = high[i];
+                                                        present[found] = true;
+                                                        next = found + 1;
+                                                    }
+                                                }
+                                            }));
+        } catch (DeltaLiteException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+        if (rows.isEmpty()) {
+            return null;
+        }
+        io.deltalite.flink.internal.merge.value.RowLineage lineage = file.rowLineage();
+        long[] ids = new long[positions.length];
+        for (int i = 0; i < positions.length; i++) {
+            int at = java.util.Arrays.binarySearch(sorted, positions[i]);
+            ids[i] =
+                    present[at]
+                            ? materialized[at]
+                            : lineage == null ? -1 : lineage.rowIdAt(positions[i]);
         }
         return ids;
     }

@@ -774,7 +774,38 @@ public final class PartitionMerger {
                 replaced.add(key);
             }
         }
-        Map<RowKey, Long> found = rowIdsOf(rewrite.removed, replaced);
+        Map<RowKey, Long> found = new HashMap<>();
+        if (rewrite.located != null) {
+            // The index knows each replaced row's position: only the row-id column is read.
+            Set<String> removed = new HashSet<>();
+            rewrite.removed.forEach(file -> removed.add(file.path()));
+            for (PartitionKeyIndex.Located hit : rewrite.located.values()) {
+                if (!removed.contains(hit.file().path())) {
+                    continue;
+                }
+                List<RowKey> keys = new ArrayList<>();
+                long[] positions = new long[hit.keys().size()];
+                for (int i = 0; i < hit.keys().size(); i++) {
+                    if (replaced.contains(hit.keys().get(i))) {
+                        positions[keys.size()] = hit.positions()[i];
+                        keys.add(hit.keys().get(i));
+                    }
+                }
+                if (keys.isEmpty()) {
+                    continue;
+                }
+                long[] rowIds =
+                        store.rowIdsAt(hit.file(), java.util.Arrays.copyOf(positions, keys.size()));
+                if (rowIds != null) {
+                    for (int i = 0; i < rowIds.length; i++) {
+                        found.put(keys.get(i), rowIds[i]);
+                    }
+                }
+            }
+        }
+        Set<RowKey> unread = new HashSet<>(replaced);
+        unread.removeAll(found.keySet());
+        found.putAll(rowIdsOf(rewrite.removed, unread));
         for (int i = 0; i < ids.length; i++) {
             Long id = found.get(RowKey.of(rows.get(i), keyIndexes));
             if (id != null) {
@@ -807,6 +838,7 @@ public final class PartitionMerger {
                 keyIndex == null ? null : keyIndex.follow(partition, accessible(liveFiles));
         if (partitionIndex != null) {
             located = partitionIndex.locate(keys);
+            rewrite.located = located;
             if (options.keyIndex().validate()) {
                 validate(partition, liveFiles, keys, matcher, located);
             }
@@ -1188,6 +1220,9 @@ public final class PartitionMerger {
 
         /** Changed keys found in files written earlier in the same checkpoint. */
         final Set<RowKey> foundFreshKeys = new HashSet<>();
+
+        /** Where the key index located the changed keys, by file path; null without the index. */
+        Map<String, PartitionKeyIndex.Located> located;
 
         long probed;
         long copiedRows;

@@ -138,6 +138,16 @@ public interface DataFileStore {
     }
 
     /**
+     * In a table that tracks rows, the row ids of the rows of {@code file} at {@code positions}
+     * ({@code ids[i]} of {@code positions[i]}; -1 for a row of a file not committed yet that has no
+     * id yet), reading no more than the file's row-id column; null when this store cannot read them
+     * that way (then {@link #rowIdsOf} reads them with the keys).
+     */
+    default long[] rowIdsAt(DataFile file, long[] positions) {
+        return null;
+    }
+
+    /**
      * In a table that tracks rows, writes the rows of {@code file}, a file not committed yet, into
      * new files of {@code partition} (in the folder of {@code keys}, null: the partition's), each
      * row whose key {@code rowIds} names with that row id instead of its own (-1: a fresh one).
