@@ -1,5 +1,6 @@
 package io.deltalite.flink.internal.merge.rewrite;
 
+import io.deltalite.flink.exceptions.DeltaLiteKeyIndexDisagreementException;
 import io.deltalite.flink.internal.merge.changes.BufferBudget;
 import io.deltalite.flink.internal.merge.changes.PartitionChanges;
 import io.deltalite.flink.internal.merge.compaction.PartitionCompactor;
@@ -1073,18 +1074,19 @@ public final class PartitionMerger {
      * The error of {@code key-index.validate}: the index of {@code partition} disagrees with the
      * files, as {@code difference} says.
      */
-    private io.deltalite.flink.exceptions.DeltaLiteException indexDisagreement(
+    private DeltaLiteKeyIndexDisagreementException indexDisagreement(
             PartitionValues partition, String difference) {
-        return new io.deltalite.flink.exceptions.DeltaLiteException(
+        return new DeltaLiteKeyIndexDisagreementException(
                 "The key index of partition "
                         + partition.describe(schema.partitionColumns())
                         + " of the Delta table at "
                         + location
                         + " disagrees with the table's files (key-index.validate): "
                         + difference
-                        + ". Nothing of this checkpoint was written from the index. This is a bug"
-                        + " in deltalite: set key-index = off to write on, and report it with this"
-                        + " message.");
+                        + ". Nothing of this checkpoint was written from the index. Either a data"
+                        + " file was changed behind the Delta log (rewritten in place under its"
+                        + " own name), or this is a bug in deltalite: set key-index = off to write"
+                        + " on, and report it with this message.");
     }
 
     /**

@@ -1,0 +1,111 @@
+package io.deltalite.flink.internal.merge.index;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.deltalite.flink.exceptions.DeltaLiteKeyIndexDisagreementException;
+import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
+import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.schema.TableDefinition;
+import io.deltalite.flink.internal.merge.schema.ValueType;
+import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
+import io.deltalite.flink.sink.KeyIndexMode;
+import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.UpsertHarness;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * {@code key-index.validate} checks every answer of the index against the exact probe. Where they
+ * differ the merge fails with {@link DeltaLiteKeyIndexDisagreementException}, before anything is
+ * written from the index's answer. A correct index meets a difference only when the table changed
+ * behind the Delta log; here two data files swap their contents after the index read them (Delta
+ * forbids rewriting a file in place). Without the check, that merge would mark or drop the rows now
+ * at the positions the index remembers: another key's rows.
+ */
+class KeyIndexValidationTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir Path dir;
+
+    private static TableDefinition items(WriteMode mode) {
+        return new TableDefinition(
+                List.of(
+                        new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                        new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
+                List.of("id"),
+                List.of(),
+                Map.of(
+                        "delta.enableDeletionVectors",
+                        Boolean.toString(mode == WriteMode.DELETION_VECTORS)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = WriteMode.class,
+            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    void filesSwappedBehindTheLogFailTheValidatedMergeBeforeItWritesAnything(WriteMode mode)
+            throws IOException {
+        MergeOptions validated =
+                MergeOptions.DEFAULTS
+                        .withWriteMode(mode)
+                        .withKeyIndex(new KeyIndexOptions(KeyIndexMode.ON, 64L << 20, true));
+        try (UpsertHarness writer = UpsertHarness.open(dir.toString(), items(mode), validated)) {
+            // Two files of ten rows: ids 0-9, then 10-19.
+            for (long first = 0; first < 20; first += 10) {
+                for (long id = first; id < first + 10; id++) {
+                    writer.upsert(id, "initial");
+                }
+                writer.commit();
+            }
+            // A merge that touches neither brings the index to both: it reads the files it has
+            // not seen when it next follows the partition (this merge's own file at the next).
+            writer.upsert(100L, "elsewhere");
+            writer.commit();
+            assertThat(writer.writer().keyIndex().stats().keys()).isEqualTo(20);
+
+            Path low = fileHolding(0L);
+            Path high = fileHolding(10L);
+            assertThat(Files.size(low))
+                    .as("equal sizes, so that both still read as valid Parquet once swapped")
+                    .isEqualTo(Files.size(high));
+            Path swap = dir.resolve("swap.tmp");
+            Files.move(low, swap);
+            Files.move(high, low);
+            Files.move(swap, high, StandardCopyOption.ATOMIC_MOVE);
+            int versions = DeltaHistory.commits(dir).size();
+
+            writer.upsert(5L, "changed");
+            assertThatThrownBy(writer::commit)
+                    .isInstanceOf(DeltaLiteKeyIndexDisagreementException.class)
+                    .hasMessageContaining(dir.toString())
+                    .hasMessageContaining("disagrees with the table's files")
+                    .hasMessageContaining(low.getFileName().toString())
+                    .hasMessageContaining("key-index = off");
+            assertThat(DeltaHistory.commits(dir)).hasSize(versions);
+            assertThat(DeltaHistory.uncommittedDataFiles(dir)).isEmpty();
+        }
+    }
+
+    /** The live file whose key statistics start at {@code id}. */
+    private Path fileHolding(long id) throws IOException {
+        for (JsonNode add : DeltaHistory.liveAdds(dir)) {
+            JsonNode stats = JSON.readTree(add.get("stats").asText());
+            if (stats.get("minValues").get("id").asLong() == id
+                    && stats.get("numRecords").asLong() == 10) {
+                return dir.resolve(add.get("path").asText());
+            }
+        }
+        throw new AssertionError("no live file of ten rows starts at id " + id);
+    }
+}
