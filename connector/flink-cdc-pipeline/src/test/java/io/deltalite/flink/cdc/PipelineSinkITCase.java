@@ -80,7 +80,13 @@ class PipelineSinkITCase {
                                 "table.root",
                                 root.toString(),
                                 "partition.key",
-                                "shop.orders:customer")));
+                                "shop.orders:customer",
+                                // Indexes rebuilt after each schema change, checked at every
+                                // merge: a difference fails the job for good.
+                                "key-index",
+                                "on",
+                                "key-index.validate",
+                                "true")));
         JobClient job = env.executeAsync("deltalite pipeline");
         try {
             loseATaskManagerMidRun(cluster, job);

@@ -26,12 +26,10 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -119,10 +117,25 @@ class KeyDistributionITCase {
         }
     }
 
-    @ParameterizedTest(name = "failure at {0}")
-    @EnumSource(value = Point.class, mode = EnumSource.Mode.EXCLUDE, names = "WRITER_START")
-    void aFailureAtEachPointLosesNothingAndDoublesNothingWithFourWritersInOnePartition(Point point)
-            throws Exception {
+    /**
+     * Every point fails in every build, each in one write mode; which point runs which mode rotates
+     * with the build's sample ({@link BuildSample}; {@code -Dtests.all=true} runs all eight).
+     */
+    static Stream<Arguments> pointsAndModes() {
+        List<Point> points =
+                Stream.of(Point.values()).filter(point -> point != Point.WRITER_START).toList();
+        return BuildSample.eachWithOneOf(
+                "KeyDistributionITCase.pointsAndModes",
+                points,
+                List.of(WriteMode.AUTO, WriteMode.COPY_ON_WRITE),
+                (point, mode) -> Arguments.of(point, mode))
+                .stream();
+    }
+
+    @ParameterizedTest(name = "failure at {0}, write mode {1}")
+    @MethodSource("pointsAndModes")
+    void aFailureAtEachPointLosesNothingAndDoublesNothingWithFourWritersInOnePartition(
+            Point point, WriteMode mode) throws Exception {
         int records = 5_000;
         ChangeScript script = ChangeScript.generate(100 + point.ordinal(), records, 700, 1, false);
         Path table = dir.resolve("t");
@@ -132,7 +145,7 @@ class KeyDistributionITCase {
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
         SinkJobs.sink(
                 SinkJobs.changes(env, script, 2_000),
-                sink(script, table, Shape.ONE_PARTITION, WriteMode.AUTO),
+                sink(script, table, Shape.ONE_PARTITION, mode),
                 4);
         env.execute("key-distribution-failure-at-" + point);
 
@@ -190,8 +203,19 @@ class KeyDistributionITCase {
         assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
     }
 
-    @Test
-    void savepointRestoresAtParallelismFourThenTwoThenThreeLoseAndDoubleNothing() throws Exception {
+    /** One write mode per build, rotating with its sample ({@code -Dtests.all=true}: both). */
+    static Stream<WriteMode> oneWriteMode() {
+        return BuildSample.some(
+                "KeyDistributionITCase.savepointModes",
+                List.of(WriteMode.AUTO, WriteMode.COPY_ON_WRITE),
+                1)
+                .stream();
+    }
+
+    @ParameterizedTest(name = "write mode {0}")
+    @MethodSource("oneWriteMode")
+    void savepointRestoresAtParallelismFourThenTwoThenThreeLoseAndDoubleNothing(WriteMode mode)
+            throws Exception {
         ChangeScript script = ChangeScript.generate(4_2_3, 9_000, 900, 2, false);
         Path table = dir.resolve("t");
         Path savepoints = dir.resolve("savepoints");
@@ -206,7 +230,7 @@ class KeyDistributionITCase {
             }
             SinkJobs.sink(
                     SinkJobs.changes(env, script, last ? 4_000 : 700),
-                    sink(script, table, Shape.MOVING_KEYS, WriteMode.AUTO),
+                    sink(script, table, Shape.MOVING_KEYS, mode),
                     parallelisms[run]);
             if (last) {
                 env.execute("key-distribution-at-" + parallelisms[run]);

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -46,21 +47,56 @@ class OperationalPathsITCase {
 
     /**
      * A job with a fixed app id is run three times without state, as a SQL job is redeployed: the
-     * checkpoint ids of every run start at 1 again, and every run's rows land.
+     * checkpoint ids of every run start at 1 again, and every run's rows land. Each run after the
+     * first also updates and deletes rows of the run before, which its writers' key indexes (built
+     * anew at each start, validated at every merge) must find in the files committed then.
      */
     @Test
     void everyStatelessRunWithAFixedAppIdCommitsAllItsRows() throws Exception {
         Path table = dir.resolve("redeployed");
-        List<Object[]> expected = new ArrayList<>();
+        Map<Long, Object[]> live = new java.util.HashMap<>();
         for (int run = 0; run < 3; run++) {
-            ChangeScript keys = newKeys(run, 3_000);
-            expected.addAll(keys.expected());
+            ChangeScript changes = newKeysAndChangesOfTheRunBefore(run, 3_000, live);
             StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(150), 0);
-            SinkJobs.sink(SinkJobs.changes(env, keys, 6_000), fixedAppIdSink(keys, table), 2);
+            SinkJobs.sink(SinkJobs.changes(env, changes, 6_000), fixedAppIdSink(changes, table), 2);
             env.execute("redeploy-" + run);
-            assertTableEquals(table, expected);
+            assertTableEquals(table, new ArrayList<>(live.values()));
         }
         assertEachCheckpointCommittedOnce(table);
+    }
+
+    /**
+     * {@code count} inserts of new keys and, after the first run, updates of every seventh key of
+     * the run before and deletes of every fiftieth; {@code live} follows the rows they leave.
+     */
+    private static ChangeScript newKeysAndChangesOfTheRunBefore(
+            int run, int count, Map<Long, Object[]> live) {
+        List<ChangeScript.Change> changes = new ArrayList<>(newKeys(run, count).changes());
+        if (run > 0) {
+            for (long i = 0; i < count; i += 7) {
+                long id = (run - 1) * 1_000_000L + i;
+                Object[] before = live.get(id);
+                if (before == null) {
+                    continue;
+                }
+                if (i % 50 == 0) {
+                    changes.add(new ChangeScript.Change(RowKind.DELETE, before));
+                } else {
+                    Object[] after = before.clone();
+                    after[3] = "updated in run " + run;
+                    changes.add(new ChangeScript.Change(RowKind.UPDATE_BEFORE, before));
+                    changes.add(new ChangeScript.Change(RowKind.UPDATE_AFTER, after));
+                }
+            }
+        }
+        for (ChangeScript.Change change : changes) {
+            switch (change.kind()) {
+                case INSERT, UPDATE_AFTER -> live.put((Long) change.values()[0], change.values());
+                case DELETE -> live.remove((Long) change.values()[0]);
+                default -> {}
+            }
+        }
+        return ChangeScript.of(changes);
     }
 
     /** The same in batch mode, where each run's results are committed once at the end. */

@@ -449,7 +449,9 @@ class DeltaLiteSqlITCase {
     @Test
     void schemaEvolutionAddsTheDdlsNewColumnsAndWidensTypes() throws Exception {
         Path table = dir.resolve("evolving");
-        createOrders("orders", table, "");
+        // Each job's key index reads files of the old schema and of the evolved one, validated.
+        String validatedIndex = ", 'sink.key-index' = 'on', 'sink.key-index.validate' = 'true'";
+        createOrders("orders", table, validatedIndex);
         tables.executeSql("INSERT INTO orders VALUES (1, 'd1', 1, 'n'), (2, 'd1', 2, 'm')").await();
 
         String newDdl =
@@ -473,7 +475,9 @@ class DeltaLiteSqlITCase {
         tables.executeSql(
                 "CREATE TABLE orders_v2"
                         + newDdl
-                        + ", 'sink.schema-evolution' = 'add-columns-and-widen-types')");
+                        + ", 'sink.schema-evolution' = 'add-columns-and-widen-types'"
+                        + validatedIndex
+                        + ")");
         tables.executeSql(
                         "INSERT INTO orders_v2 VALUES (1, 'd1', 5000000000, 'n2', 'web'),"
                                 + " (3, 'd2', 3, 'o', 'app')")
