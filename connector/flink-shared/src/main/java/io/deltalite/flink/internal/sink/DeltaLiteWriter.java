@@ -344,6 +344,11 @@ public final class DeltaLiteWriter
         group.gauge("deltaliteKeyIndexReadMillis", keyIndexGauge(KeyIndex.Stats::readMillis));
         group.gauge("deltaliteKeyIndexHits", keyIndexGauge(KeyIndex.Stats::hits));
         group.gauge("deltaliteKeyIndexFallbacks", keyIndexGauge(KeyIndex.Stats::fallbacks));
+        group.gauge("deltaliteKeyIndexBuilds", keyIndexGauge(KeyIndex.Stats::builds));
+        group.gauge("deltaliteKeyIndexBuildMillis", keyIndexGauge(KeyIndex.Stats::buildMillis));
+        group.gauge(
+                "deltaliteKeyIndexBuildRowsPerSecond",
+                keyIndexGauge(KeyIndex.Stats::buildRowsPerSecond));
     }
 
     private Gauge<Long> keyIndexGauge(ToLongFunction<KeyIndex.Stats> value) {

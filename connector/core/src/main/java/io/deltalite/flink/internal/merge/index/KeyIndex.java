@@ -94,6 +94,12 @@ public final class KeyIndex {
     private final AtomicLong filesRead = new AtomicLong();
     private final AtomicLong rowsRead = new AtomicLong();
     private final AtomicLong readNanos = new AtomicLong();
+
+    /** Of the reads above, the builds: a partition's index read from nothing (a bootstrap). */
+    private final AtomicLong builds = new AtomicLong();
+
+    private final AtomicLong buildRows = new AtomicLong();
+    private final AtomicLong buildNanos = new AtomicLong();
     private final AtomicLong hits = new AtomicLong();
     private final AtomicLong fallbacks = new AtomicLong();
     private boolean warnedTooLarge;
@@ -201,8 +207,10 @@ public final class KeyIndex {
             rows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
         }
         PartitionKeyIndex index;
+        boolean building;
         synchronized (this) {
             index = partitions.get(partition);
+            building = index == null;
             if (index == null && use == Use.LOOKUP) {
                 return null; // dropped meanwhile: a look-up builds none
             }
@@ -279,9 +287,15 @@ public final class KeyIndex {
             }
         }
         if (followed.filesRead() > 0) {
-            readNanos.addAndGet(System.nanoTime() - start);
+            long nanos = System.nanoTime() - start;
+            readNanos.addAndGet(nanos);
             filesRead.addAndGet(followed.filesRead());
             rowsRead.addAndGet(followed.rowsRead());
+            if (building) {
+                builds.incrementAndGet();
+                buildRows.addAndGet(followed.rowsRead());
+                buildNanos.addAndGet(nanos);
+            }
         }
         synchronized (this) {
             // Charge what it holds now (less than reserved, as a rule). Dropped meanwhile to make
@@ -451,6 +465,17 @@ public final class KeyIndex {
     }
 
     /** What the index holds and has done, for metrics and logs. */
+    /**
+     * @param filesRead files whose key columns the index read (builds and follows)
+     * @param rowsRead their rows
+     * @param readMillis wall time of those reads
+     * @param builds partitions indexed from nothing (at a start, a restore, a rescale, or after
+     *     their index was dropped or forgotten): the bootstraps
+     * @param buildRows rows the builds read
+     * @param buildMillis wall time of the builds (summed over partitions built at once)
+     * @param buildRowsPerSecond rows per second of that time, 0 before any build: the bootstrap's
+     *     rate
+     */
     public record Stats(
             int partitions,
             long keys,
@@ -459,7 +484,11 @@ public final class KeyIndex {
             long rowsRead,
             long readMillis,
             long hits,
-            long fallbacks) {}
+            long fallbacks,
+            long builds,
+            long buildRows,
+            long buildMillis,
+            long buildRowsPerSecond) {}
 
     public synchronized Stats stats() {
         long keys = 0;
@@ -481,7 +510,11 @@ public final class KeyIndex {
                 rowsRead.get(),
                 readNanos.get() / 1_000_000,
                 hits.get(),
-                fallbacks.get());
+                fallbacks.get(),
+                builds.get(),
+                buildRows.get(),
+                buildNanos.get() / 1_000_000,
+                buildNanos.get() == 0 ? 0 : (long) (buildRows.get() * 1e9 / buildNanos.get()));
     }
 
     /** The partitions indexed, largest first (for tests and logs). */

@@ -187,6 +187,34 @@ class KeyIndexTest {
     }
 
     /**
+     * A writer's first merge of a partition builds its index from the files (a bootstrap, which the
+     * metrics count apart: builds, their rows, time and rate); later merges only follow the files
+     * they have not seen, which counts as reading but not as a build.
+     */
+    @Test
+    void aBuildIsCountedApartFromTheFollowsAfterIt() {
+        try (UpsertHarness seeding = open(WriteMode.COPY_ON_WRITE)) {
+            seed(seeding);
+        }
+        try (UpsertHarness writer = open(WriteMode.COPY_ON_WRITE)) {
+            writer.upsert(5L, "after the start");
+            writer.commit();
+            KeyIndex.Stats built = writer.writer().keyIndex().stats();
+            assertThat(built.builds()).isEqualTo(1);
+            assertThat(built.buildRows()).isEqualTo(30);
+            assertThat(built.buildRowsPerSecond()).isPositive();
+            assertThat(built.rowsRead()).isEqualTo(built.buildRows());
+
+            writer.upsert(6L, "later");
+            writer.commit();
+            KeyIndex.Stats followed = writer.writer().keyIndex().stats();
+            assertThat(followed.builds()).isEqualTo(1);
+            assertThat(followed.buildRows()).isEqualTo(30);
+            assertThat(followed.rowsRead()).isGreaterThan(built.rowsRead());
+        }
+    }
+
+    /**
      * The writers of one TaskManager share one budget for their indexes (an eighth of the heap):
      * each writer's index is charged against it, and a writer that closes gives its share back.
      */
