@@ -24,16 +24,19 @@ import org.slf4j.LoggerFactory;
  *
  * On the writer's heap, in primitive arrays: 16 bytes per slot for a key of one integral column
  * (tinyint to bigint, date, timestamp), 24 for any other key (a 128-bit identity), at a load of 3/8
- * to 3/4 — 21 to 43 bytes per integral key, 32 to 64 per other key. Nothing is persisted: the index
- * of a partition is built when the writer first merges it after it starts (reading the key columns
- * of the partition's files once, as one exact probe does, through {@link
- * DataFileStore#readKeyIdentities}: the table's store decodes only the key columns, column by
- * column, and falls back to reading rows only for layouts it does not decode) and then follows the
- * partition's live files. With mode {@code auto} that is from a partition's second merge (its first
- * probes), and from the first for the one partition of an unpartitioned table; with {@code on} from
- * the first. The writer builds it ahead of that merge, as soon as it buffers the partition's first
- * change ({@link #buildAhead}, {@code KeyIndexAhead}). A restart, a restore or a rescale therefore
- * costs one read of the key columns of the partitions each writer touches, spread over the writers.
+ * to 3/4 — 21 to 43 bytes per integral key, 32 to 64 per other key. Nothing is persisted (no disk
+ * tier, nothing in Flink state: the heap was enough for the tables measured, and a rebuild reads
+ * only what one probe reads, so persisting it would buy a faster restart at the price of keeping a
+ * second copy of the table's keys consistent with it): the index of a partition is built when the
+ * writer first merges it after it starts (reading the key columns of the partition's files once, as
+ * one exact probe does, through {@link DataFileStore#readKeyIdentities}: the table's store decodes
+ * only the key columns, column by column, and falls back to reading rows only for layouts it does
+ * not decode) and then follows the partition's live files. With mode {@code auto} that is from a
+ * partition's second merge (its first probes), and from the first for the one partition of an
+ * unpartitioned table; with {@code on} from the first. The writer builds it ahead of that merge, as
+ * soon as it buffers the partition's first change ({@link #buildAhead}, {@code KeyIndexAhead}). A
+ * restart, a restore or a rescale therefore costs one read of the key columns of the partitions
+ * each writer touches, spread over the writers.
  *
  * <h2>Bounded</h2>
  *
