@@ -120,9 +120,8 @@ public final class DeltaLiteOptions {
                     .defaultValue(false)
                     .withDescription(
                             "Whether every merge also reads the key columns of the files and"
-                                    + " fails the job, without restarting it, if they disagree"
-                                    + " with the key index. Costs what the index saves; for tests"
-                                    + " and for doubt.");
+                                    + " fails the checkpoint if they disagree with the key index."
+                                    + " Costs what the index saves; for tests and for doubt.");
 
     public static final ConfigOption<Integer> COMMIT_RETRIES =
             ConfigOptions.key("commit-retries")

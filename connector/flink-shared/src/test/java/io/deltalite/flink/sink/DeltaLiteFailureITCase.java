@@ -3,15 +3,14 @@ package io.deltalite.flink.sink;
 import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertEachCheckpointCommittedOnce;
 import static io.deltalite.flink.sink.DeltaLiteSinkITCase.assertTableEquals;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.deltalite.flink.exceptions.DeltaLiteKeyIndexDisagreementException;
 import io.deltalite.flink.internal.faults.FaultInjection;
 import io.deltalite.flink.internal.faults.FaultInjection.Point;
 import io.deltalite.flink.internal.merge.changes.BufferBudget;
 import io.deltalite.flink.testing.BuildSample;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.NoKeyIndexDisagreements;
 import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +22,7 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,8 +37,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * vectors, so the default ({@code auto}) marks rows with them; {@code copy-on-write} rewrites. The
  * writers keep the key index from their first merge and validate it at every merge against the
  * exact probe ({@code key-index = on}, {@code key-index.validate}): an index that a restart, a
- * re-merge or a compaction left stale fails the job.
+ * re-merge or a compaction left stale fails its checkpoint, and the test ({@link
+ * NoKeyIndexDisagreements}) even where the job recovered.
  */
+@ExtendWith(NoKeyIndexDisagreements.class)
 class DeltaLiteFailureITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
 
@@ -105,7 +107,8 @@ class DeltaLiteFailureITCase {
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("96kb"))
                         .option(DeltaLiteOptions.WRITE_MODE, mode.toString())
                         .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
-                        // Every merge also runs the exact probe: an index gone stale fails the job.
+                        // Every merge also runs the exact probe: an index gone stale fails the
+                        // test.
                         .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                         // With few keys files stay tiny: none small, so that they get vectors.
                         .option(
@@ -166,59 +169,5 @@ class DeltaLiteFailureITCase {
         assertThat(BufferBudget.openAutomaticWriters())
                 .as("writers holding a share of the buffer budget after the job ended")
                 .isEqualTo(openBefore);
-    }
-
-    /**
-     * A key index that disagrees with the table's files ({@code key-index.validate}) fails the job
-     * instead of restarting it: a restart would build a fresh index from the files and go on, and
-     * the difference — a bug, or a table changed behind its log — would pass unseen (so would any
-     * stale index in the tests above, which allow restarts). The merge raises the error (proven on
-     * a real difference by {@code KeyIndexValidationTest}); here it is raised where a checkpoint's
-     * merges end, as the writer sees it.
-     */
-    @org.junit.jupiter.api.Test
-    void aKeyIndexThatDisagreesWithTheTableFailsTheJobInsteadOfRestartingIt() throws Exception {
-        ChangeScript script = ChangeScript.generate(43, 3_000, HOT_KEYS, 4, false);
-        Path table = dir.resolve("t");
-        AtomicInteger raised = new AtomicInteger();
-        FaultInjection.arm(
-                Point.PREPARED,
-                (location, occurrence) -> {
-                    // After a checkpoint was committed (version 0 created the table).
-                    if (location.equals(table.toString())
-                            && java.nio.file.Files.exists(
-                                    table.resolve("_delta_log/00000000000000000001.json"))
-                            && raised.compareAndSet(0, 1)) {
-                        throw new DeltaLiteKeyIndexDisagreementException(
-                                "The key index of the Delta table at "
-                                        + location
-                                        + " disagrees with the table's files"
-                                        + " (key-index.validate): injected");
-                    }
-                });
-
-        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
-        SinkJobs.sink(
-                SinkJobs.changes(env, script, 1_000),
-                DeltaLiteSink.forTable(table.toString())
-                        .rowType(script.rowType())
-                        .primaryKey(script.primaryKey())
-                        .partitionKey("day")
-                        .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
-                        .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
-                        .build(),
-                4);
-
-        assertThatThrownBy(() -> env.execute("key-index-disagreement"))
-                .as("the job failed although it could restart three times")
-                .hasStackTraceContaining("disagrees with the table's files");
-        assertThat(raised.get()).as("the error was raised").isEqualTo(1);
-        // Nothing half-written is visible; files of the failed checkpoint stay out of the table,
-        // noted in its journal for the job's next start, as after any failure without a restart.
-        assertEachCheckpointCommittedOnce(table);
-        assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
-        if (!DeltaHistory.uncommittedDataFiles(table).isEmpty()) {
-            assertThat(DeltaHistory.journalNotes(table)).isNotEmpty();
-        }
     }
 }

@@ -11,6 +11,7 @@ import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.NoKeyIndexDisagreements;
 import io.deltalite.flink.testing.SinkJobs;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.nio.file.Files;
@@ -29,9 +30,11 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+@ExtendWith(NoKeyIndexDisagreements.class)
 class DeltaLiteRestoreITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
 
@@ -172,7 +175,7 @@ class DeltaLiteRestoreITCase {
                 .partitionKey("day")
                 .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("64kb"))
                 .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
-                // Every merge also runs the exact probe: an index gone stale fails the job.
+                // Every merge also runs the exact probe: an index gone stale fails the test.
                 .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                 .build();
     }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.deltalite.flink.internal.faults.FaultInjection;
 import io.deltalite.flink.internal.faults.FaultInjection.Point;
 import io.deltalite.flink.testing.ChangeScript;
+import io.deltalite.flink.testing.NoKeyIndexDisagreements;
 import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  */
 @Tag("soak")
+@ExtendWith(NoKeyIndexDisagreements.class)
 class DeltaLiteSoakITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
 
@@ -77,7 +80,8 @@ class DeltaLiteSoakITCase {
                         .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("256kb"))
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("1mb"))
                         .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
-                        // Every merge also runs the exact probe: an index gone stale fails the job.
+                        // Every merge also runs the exact probe: an index gone stale fails the
+                        // test.
                         .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                         .build(),
                 4);

@@ -9,6 +9,7 @@ import io.deltalite.flink.internal.faults.FaultInjection.Point;
 import io.deltalite.flink.testing.BuildSample;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.NoKeyIndexDisagreements;
 import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,6 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * from the first merge, validated at every merge against the exact probe, so that a writer whose
  * index does not cover the keys it owns after a restore or a rescale fails the job.
  */
+@ExtendWith(NoKeyIndexDisagreements.class)
 class KeyDistributionITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
 
@@ -269,7 +272,8 @@ class KeyDistributionITCase {
                         .option(DeltaLiteOptions.DISTRIBUTION, Distribution.KEY.toString())
                         .option(DeltaLiteOptions.WRITE_MODE, mode.toString())
                         .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
-                        // Every merge also runs the exact probe: an index gone stale fails the job.
+                        // Every merge also runs the exact probe: an index gone stale fails the
+                        // test.
                         .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                         .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("64kb"))
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, buffer)

@@ -8,6 +8,7 @@ import io.deltalite.flink.internal.faults.FaultInjection;
 import io.deltalite.flink.internal.faults.FaultInjection.Point;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.NoKeyIndexDisagreements;
 import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Exactly once on the operational paths an operator takes: redeploying without state, tolerating
  * failed checkpoints, starting a second job from a savepoint of a running one.
  */
+@ExtendWith(NoKeyIndexDisagreements.class)
 class OperationalPathsITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
 
@@ -235,7 +238,7 @@ class OperationalPathsITCase {
                 .partitionKey("day")
                 .appId("orders")
                 .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
-                // Every merge also runs the exact probe: an index gone stale fails the job.
+                // Every merge also runs the exact probe: an index gone stale fails the test.
                 .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                 .build();
     }
@@ -247,7 +250,7 @@ class OperationalPathsITCase {
                 .partitionKey("day")
                 .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("64kb"))
                 .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
-                // Every merge also runs the exact probe: an index gone stale fails the job.
+                // Every merge also runs the exact probe: an index gone stale fails the test.
                 .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true)
                 .build();
     }

@@ -13,6 +13,7 @@ import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.KilledJobs;
+import io.deltalite.flink.testing.NoKeyIndexDisagreements;
 import io.deltalite.flink.testing.SinkJobs;
 import io.deltalite.flink.testing.TableCompactor;
 import io.deltalite.flink.testing.UpsertHarness;
@@ -43,6 +44,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,6 +68,7 @@ import org.junit.jupiter.api.io.TempDir;
  * mvn -B -ntp -pl connector/flink-2.3 test -Dtest=OperationalSoakITCase -Dsoak.seconds=600
  * </pre>
  */
+@ExtendWith(NoKeyIndexDisagreements.class)
 class OperationalSoakITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
 
@@ -288,7 +291,8 @@ class OperationalSoakITCase {
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("256kb"))
                         .option(DeltaLiteOptions.HEARTBEAT_INTERVAL, HEARTBEAT_INTERVAL)
                         .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
-                        // Every merge also runs the exact probe: an index gone stale fails the job.
+                        // Every merge also runs the exact probe: an index gone stale fails the
+                        // test.
                         .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true);
         if (fixedAppId) {
             sink.appId("soak");

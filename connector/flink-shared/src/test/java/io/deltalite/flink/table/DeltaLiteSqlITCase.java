@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.deltalite.flink.internal.compat.FlinkLine;
 import io.deltalite.flink.internal.delta.table.KernelTableReader;
 import io.deltalite.flink.testing.ChangeScript;
+import io.deltalite.flink.testing.NoKeyIndexDisagreements;
 import io.deltalite.flink.testing.Rows;
 import io.deltalite.flink.testing.SinkJobs;
 import java.nio.file.Files;
@@ -30,6 +31,7 @@ import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code 'connector' = 'deltalite'} in Flink SQL: changelogs, updating aggregations and Debezium
  * CDC records written through the planner, read back with an independent Kernel scan.
  */
+@ExtendWith(NoKeyIndexDisagreements.class)
 class DeltaLiteSqlITCase {
     @RegisterExtension static final MiniClusterExtension CLUSTER = SinkJobs.miniCluster();
 

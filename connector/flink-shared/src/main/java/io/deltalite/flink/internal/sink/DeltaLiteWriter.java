@@ -1,6 +1,5 @@
 package io.deltalite.flink.internal.sink;
 
-import io.deltalite.flink.exceptions.DeltaLiteKeyIndexDisagreementException;
 import io.deltalite.flink.internal.delta.table.DeltaTable;
 import io.deltalite.flink.internal.faults.FaultInjection;
 import io.deltalite.flink.internal.merge.index.KeyIndex;
@@ -25,7 +24,6 @@ import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.table.data.RowData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -154,38 +152,18 @@ public final class DeltaLiteWriter
         if (routing != null) {
             routing.check(row);
         }
-        try {
-            switch (row.getRowKind()) {
-                case INSERT:
-                case UPDATE_AFTER:
-                    // Merges early when the buffer is over its budget.
-                    merge.upsert(converter.toTableRow(row));
-                    break;
-                case DELETE:
-                case UPDATE_BEFORE:
-                    merge.delete(converter.toDeletedRow(row));
-                    break;
-                default:
-                    throw new IllegalStateException("unknown row kind " + row.getRowKind());
-            }
-        } catch (RuntimeException e) {
-            throw mergeFailure(e);
+        switch (row.getRowKind()) {
+            case INSERT:
+            case UPDATE_AFTER:
+                merge.upsert(converter.toTableRow(row));
+                break;
+            case DELETE:
+            case UPDATE_BEFORE:
+                merge.delete(converter.toDeletedRow(row));
+                break;
+            default:
+                throw new IllegalStateException("unknown row kind " + row.getRowKind());
         }
-    }
-
-    /**
-     * A merge's error as the task fails with it. A key index that disagrees with the table's files
-     * ({@code key-index.validate}) is not retried: a restart would build a fresh index from the
-     * files and go on, and the difference — a bug, or a table changed behind its log — would pass
-     * unseen, so Flink is told not to restart the job. Every other error restarts it as usual.
-     */
-    static RuntimeException mergeFailure(RuntimeException e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof DeltaLiteKeyIndexDisagreementException) {
-                return new SuppressRestartsException(e);
-            }
-        }
-        return e;
     }
 
     private static DeltaTable openTable(SinkConfig config) {
@@ -226,11 +204,7 @@ public final class DeltaLiteWriter
      * ({@link MergeWriter#mergeBuffered()}).
      */
     public void mergeBuffered() {
-        try {
-            merge.mergeBuffered();
-        } catch (RuntimeException e) {
-            throw mergeFailure(e);
-        }
+        merge.mergeBuffered();
     }
 
     /**
@@ -282,13 +256,8 @@ public final class DeltaLiteWriter
         } else {
             preparedSinceSnapshot = true;
         }
-        List<PartitionWriteResult> results;
-        try {
-            results = merge.prepare();
-            FaultInjection.at(FaultInjection.Point.PREPARED, config.location());
-        } catch (RuntimeException e) {
-            throw mergeFailure(e);
-        }
+        List<PartitionWriteResult> results = merge.prepare();
+        FaultInjection.at(FaultInjection.Point.PREPARED, config.location());
         if (results.isEmpty() && !endOfInput) {
             return List.of();
         }

@@ -125,6 +125,26 @@ public final class KeyIndex {
      */
     private static final Object JVM_LOCK = new Object();
 
+    /** Differences {@code key-index.validate} found in this JVM, over every writer and restart. */
+    private static final AtomicLong DISAGREEMENTS = new AtomicLong();
+
+    /**
+     * How many times, since this JVM started, a merge with {@code key-index.validate} found its
+     * index disagreeing with the files. A disagreement fails the checkpoint and Flink restarts the
+     * job, whose writers build their indexes afresh, so a job may recover from it unseen: this
+     * count survives the restart (tests that validate assert that it stayed put).
+     */
+    public static long disagreementsInThisJvm() {
+        return DISAGREEMENTS.get();
+    }
+
+    /**
+     * Counts a disagreement {@code key-index.validate} found; see {@link #disagreementsInThisJvm}.
+     */
+    public static void disagreed() {
+        DISAGREEMENTS.incrementAndGet();
+    }
+
     /** The JVM's budget for key indexes: an eighth of the heap. */
     private static final long JVM_BUDGET = Runtime.getRuntime().maxMemory() / 8;
 

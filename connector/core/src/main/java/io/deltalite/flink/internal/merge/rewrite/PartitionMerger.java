@@ -1072,21 +1072,25 @@ public final class PartitionMerger {
 
     /**
      * The error of {@code key-index.validate}: the index of {@code partition} disagrees with the
-     * files, as {@code difference} says.
+     * files, as {@code difference} says. Counted ({@link KeyIndex#disagreed}), since the restart
+     * that follows builds fresh indexes and the job goes on.
      */
     private DeltaLiteKeyIndexDisagreementException indexDisagreement(
             PartitionValues partition, String difference) {
+        KeyIndex.disagreed();
         return new DeltaLiteKeyIndexDisagreementException(
                 "The key index of partition "
                         + partition.describe(schema.partitionColumns())
                         + " of the Delta table at "
                         + location
-                        + " disagrees with the table's files (key-index.validate): "
+                        + " disagrees with the exact probe of the table's files"
+                        + " (key-index.validate): "
                         + difference
-                        + ". Nothing of this checkpoint was written from the index. Either a data"
-                        + " file was changed behind the Delta log (rewritten in place under its"
-                        + " own name), or this is a bug in deltalite: set key-index = off to write"
-                        + " on, and report it with this message.");
+                        + ". Nothing of this checkpoint is committed; the job restarts from its"
+                        + " last checkpoint with indexes built afresh. Either a data file was"
+                        + " changed behind the Delta log (rewritten in place under its own name),"
+                        + " or one of the two is wrong: a bug in deltalite. Report it with this"
+                        + " message; key-index = off writes with the probe alone.");
     }
 
     /**

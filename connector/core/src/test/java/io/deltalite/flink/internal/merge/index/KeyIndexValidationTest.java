@@ -31,7 +31,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * written from the index's answer. A correct index meets a difference only when the table changed
  * behind the Delta log; here two data files swap their contents after the index read them (Delta
  * forbids rewriting a file in place). Without the check, that merge would mark or drop the rows now
- * at the positions the index remembers: another key's rows.
+ * at the positions the index remembers: another key's rows. Each difference is counted for the JVM
+ * ({@link KeyIndex#disagreementsInThisJvm}): the failed checkpoint restarts the job, whose writers
+ * build their indexes afresh, so the Flink tests that validate assert the count stayed put.
  */
 class KeyIndexValidationTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -85,13 +87,16 @@ class KeyIndexValidationTest {
             Files.move(swap, high, StandardCopyOption.ATOMIC_MOVE);
             int versions = DeltaHistory.commits(dir).size();
 
+            long disagreementsBefore = KeyIndex.disagreementsInThisJvm();
             writer.upsert(5L, "changed");
             assertThatThrownBy(writer::commit)
                     .isInstanceOf(DeltaLiteKeyIndexDisagreementException.class)
                     .hasMessageContaining(dir.toString())
-                    .hasMessageContaining("disagrees with the table's files")
+                    .hasMessageContaining("disagrees with the exact probe")
                     .hasMessageContaining(low.getFileName().toString())
                     .hasMessageContaining("key-index = off");
+            // Counted, for the tests that validate: a restarted job would recover from it unseen.
+            assertThat(KeyIndex.disagreementsInThisJvm()).isEqualTo(disagreementsBefore + 1);
             assertThat(DeltaHistory.commits(dir)).hasSize(versions);
             assertThat(DeltaHistory.uncommittedDataFiles(dir)).isEmpty();
         }
