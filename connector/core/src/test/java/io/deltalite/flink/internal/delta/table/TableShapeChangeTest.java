@@ -9,11 +9,13 @@ import io.deltalite.flink.exceptions.DeltaLiteSchemaMismatchException;
 import io.deltalite.flink.exceptions.DeltaLiteUnsupportedTableException;
 import io.deltalite.flink.internal.merge.commit.CommitOutcome;
 import io.deltalite.flink.internal.merge.options.CompactionOptions;
+import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
+import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.Rows;
@@ -41,10 +43,18 @@ class TableShapeChangeTest {
     private static final TableDefinition BY_DAY =
             new TableDefinition(COLUMNS, List.of("id"), List.of("day"), Map.of());
 
+    /**
+     * The key index from the first merge, checked against the files at every merge: a change of the
+     * table's shape or protocol must not leave it answering for the old layout.
+     */
+    private static final KeyIndexOptions VALIDATED_INDEX =
+            new KeyIndexOptions(KeyIndexMode.ON, 64L << 20, true);
+
     private static final MergeOptions COPY_ON_WRITE =
             MergeOptions.DEFAULTS
                     .withWriteMode(WriteMode.COPY_ON_WRITE)
-                    .withCompaction(CompactionOptions.DISABLED);
+                    .withCompaction(CompactionOptions.DISABLED)
+                    .withKeyIndex(VALIDATED_INDEX);
 
     @TempDir Path dir;
 
@@ -208,7 +218,8 @@ class TableShapeChangeTest {
         MergeOptions vectors =
                 MergeOptions.DEFAULTS
                         .withWriteMode(WriteMode.DELETION_VECTORS)
-                        .withCompaction(CompactionOptions.DISABLED);
+                        .withCompaction(CompactionOptions.DISABLED)
+                        .withKeyIndex(VALIDATED_INDEX);
         List<Object[]> expected = new ArrayList<>();
         try (UpsertHarness harness = UpsertHarness.open(dir.toString(), withVectors, vectors)) {
             for (long id = 0; id < 100; id++) {
@@ -243,7 +254,9 @@ class TableShapeChangeTest {
                 UpsertHarness.open(
                         dir.toString(),
                         withVectors,
-                        MergeOptions.DEFAULTS.withCompaction(CompactionOptions.DISABLED),
+                        MergeOptions.DEFAULTS
+                                .withCompaction(CompactionOptions.DISABLED)
+                                .withKeyIndex(VALIDATED_INDEX),
                         "auto-job")) {
             auto.upsert(5L, "d1", "us");
             CommitOutcome outcome = auto.commit();
