@@ -517,12 +517,7 @@ public final class CheckpointCommitter {
                 PartitionWriteResult redone =
                         remerge(snapshot, result, liveFiles, shared.contains(entry.getKey()));
                 redone.survivorFiles().forEach(file -> writtenHere.put(file.path(), file));
-                // In a table that tracks rows, upsert files whose row ids had to change are
-                // written anew by the re-merge.
-                Set<String> planned = new HashSet<>();
-                result.upsertFiles().forEach(file -> planned.add(file.path()));
-                redone.upsertFiles().stream()
-                        .filter(file -> !planned.contains(file.path()))
+                rewrittenUpsertFiles(result, redone)
                         .forEach(file -> writtenHere.put(file.path(), file));
                 redone.vectorFilePaths()
                         .forEach(path -> writtenHere.put(path, DataFile.atPath(path)));
@@ -571,15 +566,28 @@ public final class CheckpointCommitter {
                     vectors.close();
                 } catch (RuntimeException e) {
                     redone.survivorFiles().forEach(table.files()::deleteUncommitted);
-                    Set<String> planned = new HashSet<>();
-                    stale.upsertFiles().forEach(file -> planned.add(file.path()));
-                    redone.upsertFiles().stream()
-                            .filter(file -> !planned.contains(file.path()))
-                            .forEach(table.files()::deleteUncommitted);
+                    rewrittenUpsertFiles(stale, redone).forEach(table.files()::deleteUncommitted);
                     throw e;
                 }
             }
             return redone;
+        }
+
+        /**
+         * The upsert files of {@code redone} that {@code stale} did not have: in a table that
+         * tracks rows, those whose row ids had to change, written anew by the re-merge.
+         */
+        private static List<DataFile> rewrittenUpsertFiles(
+                PartitionWriteResult stale, PartitionWriteResult redone) {
+            Set<String> planned = new HashSet<>();
+            stale.upsertFiles().forEach(file -> planned.add(file.path()));
+            List<DataFile> rewritten = new ArrayList<>();
+            for (DataFile file : redone.upsertFiles()) {
+                if (!planned.contains(file.path())) {
+                    rewritten.add(file);
+                }
+            }
+            return rewritten;
         }
 
         /**
