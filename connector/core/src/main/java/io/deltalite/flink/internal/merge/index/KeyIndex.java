@@ -487,8 +487,9 @@ public final class KeyIndex {
         return rows * (KeyIdentity.isIntegral(keyTypes) ? 48 : 72);
     }
 
-    /** What the index holds and has done, for metrics and logs. */
     /**
+     * What the index holds and has done, for metrics and logs.
+     *
      * @param filesRead files whose key columns the index read (builds and follows)
      * @param rowsRead their rows
      * @param readMillis wall time of those reads
