@@ -43,7 +43,8 @@ class KeyIndexTest {
 
     @TempDir Path dir;
 
-    private static TableDefinition items(WriteMode mode) {
+    /** Items {@code (id BIGINT NOT NULL, v STRING)} by id; deletion vectors in their mode. */
+    static TableDefinition items(WriteMode mode) {
         return new TableDefinition(
                 List.of(
                         new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),

@@ -8,9 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.deltalite.flink.exceptions.DeltaLiteKeyIndexDisagreementException;
 import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
-import io.deltalite.flink.internal.merge.schema.TableDefinition;
-import io.deltalite.flink.internal.merge.schema.ValueType;
-import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
 import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.DeltaHistory;
@@ -19,8 +16,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -40,18 +35,6 @@ class KeyIndexValidationTest {
 
     @TempDir Path dir;
 
-    private static TableDefinition items(WriteMode mode) {
-        return new TableDefinition(
-                List.of(
-                        new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                        new ValueType.Field("v", ValueType.of(Kind.STRING), true)),
-                List.of("id"),
-                List.of(),
-                Map.of(
-                        "delta.enableDeletionVectors",
-                        Boolean.toString(mode == WriteMode.DELETION_VECTORS)));
-    }
-
     @ParameterizedTest
     @EnumSource(
             value = WriteMode.class,
@@ -62,7 +45,8 @@ class KeyIndexValidationTest {
                 MergeOptions.DEFAULTS
                         .withWriteMode(mode)
                         .withKeyIndex(new KeyIndexOptions(KeyIndexMode.ON, 64L << 20, true));
-        try (UpsertHarness writer = UpsertHarness.open(dir.toString(), items(mode), validated)) {
+        try (UpsertHarness writer =
+                UpsertHarness.open(dir.toString(), KeyIndexTest.items(mode), validated)) {
             // Two files of ten rows: ids 0-9, then 10-19.
             for (long first = 0; first < 20; first += 10) {
                 for (long id = first; id < first + 10; id++) {
