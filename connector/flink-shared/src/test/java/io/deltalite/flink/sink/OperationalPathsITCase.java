@@ -69,8 +69,9 @@ class OperationalPathsITCase {
     }
 
     /**
-     * {@code count} inserts of new keys and, after the first run, updates of every seventh key of
-     * the run before and deletes of every fiftieth; {@code live} follows the rows they leave.
+     * {@code count} inserts of new keys and, after the first run, changes of every seventh key of
+     * the run before: a delete for every seventh of those, else an update; {@code live} follows the
+     * rows they leave.
      */
     private static ChangeScript newKeysAndChangesOfTheRunBefore(
             int run, int count, Map<Long, Object[]> live) {
@@ -79,10 +80,7 @@ class OperationalPathsITCase {
             for (long i = 0; i < count; i += 7) {
                 long id = (run - 1) * 1_000_000L + i;
                 Object[] before = live.get(id);
-                if (before == null) {
-                    continue;
-                }
-                if (i % 50 == 0) {
+                if (i % 49 == 0) {
                     changes.add(new ChangeScript.Change(RowKind.DELETE, before));
                 } else {
                     Object[] after = before.clone();

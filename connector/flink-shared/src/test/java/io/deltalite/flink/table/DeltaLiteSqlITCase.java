@@ -450,6 +450,9 @@ class DeltaLiteSqlITCase {
      * writes the table (its narrower values widened, the new column null in the rows it writes).
      */
     @Test
+    // The environment restarts without end: a failure that comes back at every restart (an index
+    // that disagrees with the files again) must fail the test, not hang it.
+    @org.junit.jupiter.api.Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
     void schemaEvolutionAddsTheDdlsNewColumnsAndWidensTypes() throws Exception {
         Path table = dir.resolve("evolving");
         // Each job's key index reads files of the old schema and of the evolved one, validated.

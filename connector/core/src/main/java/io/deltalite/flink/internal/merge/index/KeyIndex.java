@@ -309,16 +309,11 @@ public final class KeyIndex {
                 }
             }
         }
+        long nanos = System.nanoTime() - start;
         if (followed.filesRead() > 0) {
-            long nanos = System.nanoTime() - start;
             readNanos.addAndGet(nanos);
             filesRead.addAndGet(followed.filesRead());
             rowsRead.addAndGet(followed.rowsRead());
-            if (building) {
-                builds.incrementAndGet();
-                buildRows.addAndGet(followed.rowsRead());
-                buildNanos.addAndGet(nanos);
-            }
         }
         synchronized (this) {
             // Charge what it holds now (less than reserved, as a rule). Dropped meanwhile to make
@@ -334,6 +329,12 @@ public final class KeyIndex {
                 }
                 return null;
             }
+        }
+        if (building && followed.filesRead() > 0) {
+            // A build counts once its index is kept (one forgotten at once is built again).
+            builds.incrementAndGet();
+            buildRows.addAndGet(followed.rowsRead());
+            buildNanos.addAndGet(nanos);
         }
         return index;
     }

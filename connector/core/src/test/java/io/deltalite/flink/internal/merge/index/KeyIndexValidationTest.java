@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.deltalite.flink.exceptions.DeltaLiteKeyIndexDisagreementException;
+import io.deltalite.flink.internal.merge.options.CompactionOptions;
 import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.sink.KeyIndexMode;
+import io.deltalite.flink.sink.ParquetCompression;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.UpsertHarness;
@@ -41,9 +43,12 @@ class KeyIndexValidationTest {
             names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
     void filesSwappedBehindTheLogFailTheValidatedMergeBeforeItWritesAnything(WriteMode mode)
             throws IOException {
+        // Uncompressed and never compacted: the two files stay apart and of one size.
         MergeOptions validated =
                 MergeOptions.DEFAULTS
                         .withWriteMode(mode)
+                        .withCompaction(CompactionOptions.DISABLED)
+                        .withCompression(ParquetCompression.UNCOMPRESSED)
                         .withKeyIndex(new KeyIndexOptions(KeyIndexMode.ON, 64L << 20, true));
         try (UpsertHarness writer =
                 UpsertHarness.open(dir.toString(), KeyIndexTest.items(mode), validated)) {
