@@ -57,16 +57,7 @@ class KeyIndexMetricsITCase {
         int committedBefore = DeltaHistory.transactionIds(table).size();
         JobClient job = env.executeAsync("updates");
         try {
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
-            while (DeltaHistory.transactionIds(table).size() < committedBefore + 3) {
-                assertThat(job.getJobStatus().get().isGloballyTerminalState())
-                        .as("the job ended before three commits")
-                        .isFalse();
-                assertThat(System.nanoTime())
-                        .as("three commits within 2 minutes")
-                        .isLessThan(deadline);
-                Thread.sleep(100);
-            }
+            SinkJobs.awaitCommits(job, table, committedBefore, 3);
             JobID id = job.getJobID();
             assertThat(sum(id, "deltaliteKeyIndexBuilds")).isPositive();
             assertThat(sum(id, "deltaliteKeyIndexBuildRowsPerSecond")).isPositive();

@@ -95,4 +95,28 @@ public final class SinkJobs {
                 });
         return failures;
     }
+
+    /**
+     * Waits until {@code table} holds {@code commits} more sink commits than {@code before}; fails
+     * if the job ends first or two minutes pass.
+     */
+    public static void awaitCommits(
+            org.apache.flink.core.execution.JobClient job,
+            java.nio.file.Path table,
+            int before,
+            int commits)
+            throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
+        while (io.deltalite.flink.testing.DeltaHistory.transactionIds(table).size()
+                < before + commits) {
+            org.assertj.core.api.Assertions.assertThat(
+                            job.getJobStatus().get().isGloballyTerminalState())
+                    .as("the job ended before " + commits + " commits")
+                    .isFalse();
+            org.assertj.core.api.Assertions.assertThat(System.nanoTime())
+                    .as(commits + " commits within 2 minutes")
+                    .isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
 }

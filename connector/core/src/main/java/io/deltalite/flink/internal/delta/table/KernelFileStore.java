@@ -290,6 +290,8 @@ final class KernelFileStore implements DataFileStore {
         long[] sorted = java.util.Arrays.stream(positions).sorted().distinct().toArray();
         long[] materialized = new long[sorted.length];
         boolean[] present = new boolean[sorted.length];
+        // The next wanted position; blocks come in file order, as the positions are sorted.
+        int[] next = {0};
         OptionalLong rows;
         try {
             rows =
@@ -299,19 +301,19 @@ final class KernelFileStore implements DataFileStore {
                                             ParquetInputFiles.open(
                                                     table.fileIO(), file.path(), file.sizeBytes()),
                                             (high, low, at, count) -> {
-                                                // both in file order: a merge of the two lists
-                                                int next = 0;
-                                                for (int i = 0; i < count; i++) {
-                                                    int found =
-                                                            java.util.Arrays.binarySearch(
-                                                                    sorted,
-                                                                    next,
-                                                                    sorted.length,
-                                                                    at[i]);
-                                                    if (found >= 0) {
-                                                        materialized[found] = high[i];
-                                                        present[found] = true;
-                                                        next = found + 1;
+                                                // Both in file order: a merge of the two lists.
+                                                for (int i = 0;
+                                                        i < count && next[0] < sorted.length;
+                                                        i++) {
+                                                    while (next[0] < sorted.length
+                                                            && sorted[next[0]] < at[i]) {
+                                                        next[0]++;
+                                                    }
+                                                    if (next[0] < sorted.length
+                                                            && sorted[next[0]] == at[i]) {
+                                                        materialized[next[0]] = high[i];
+                                                        present[next[0]] = true;
+                                                        next[0]++;
                                                     }
                                                 }
                                             }));
