@@ -322,7 +322,10 @@ final class KernelFileStore implements DataFileStore {
         } catch (IOException | RuntimeException e) {
             throw readFailure(file, e);
         }
-        if (rows.isEmpty()) {
+        if (rows.isEmpty()
+                || (sorted.length > 0 && sorted[sorted.length - 1] >= rows.getAsLong())) {
+            // A position past the file's rows would take another file's id from the lineage:
+            // read ids with the keys instead.
             return null;
         }
         io.deltalite.flink.internal.merge.value.RowLineage lineage = file.rowLineage();
