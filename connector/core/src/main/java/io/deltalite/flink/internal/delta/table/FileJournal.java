@@ -311,7 +311,11 @@ final class FileJournal implements AttemptJournal {
         try {
             fileIO.delete(path(entry));
             String owner = entry.owner();
-            if (owner.startsWith(AttemptJournal.WRITER_PREFIX)) {
+            if (owner.startsWith(AttemptJournal.WRITER_PREFIX)
+                    && owner.length() > AttemptJournal.WRITER_PREFIX.length()
+                    && owner.substring(AttemptJournal.WRITER_PREFIX.length())
+                            .chars()
+                            .allMatch(Character::isDigit)) {
                 // An entry of the first format, written before an upgrade.
                 fileIO.delete(
                         directory(entry.appId())

@@ -11,8 +11,9 @@ import java.util.Objects;
  *
  * @param appId the transaction application id
  * @param checkpointId the transaction version
- * @param journalOwner the owner of the journal entry ({@code w<subtask>} of the writer that
- *     prepared it, which after a rescale may not be the one holding it)
+ * @param journalOwner the owner of the journal entry ({@code w<subtask>-<nonce>} of the start of
+ *     the writer that prepared it, which after a restart or a rescale may not be the one holding
+ *     it; {@code w<subtask>} in state written before the nonce)
  * @param results the partition results
  */
 public record PendingCheckpoint(

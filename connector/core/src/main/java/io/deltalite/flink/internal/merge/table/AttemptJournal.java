@@ -20,8 +20,9 @@ public interface AttemptJournal {
      *
      * @param appId the transaction application id the checkpoint is committed under
      * @param checkpointId the transaction version
-     * @param owner who wrote the files: {@code w<subtask>} for a writer subtask, {@code c<id>} for
-     *     a committer's re-merge
+     * @param owner who wrote the files: {@code w<subtask>-<nonce>} for a start of a writer subtask
+     *     ({@code w<subtask>} before the nonce), {@code u<subtask>-<nonce>} for its files no
+     *     checkpoint took yet, {@code c<id>} for a committer's re-merge
      * @param notCommittedAt a table version at which the checkpoint was not committed yet (the
      *     commit, if any, comes later), or -1 when unknown
      * @param files fully qualified paths of data files and staged key files
@@ -48,7 +49,7 @@ public interface AttemptJournal {
         }
     }
 
-    /** Owners of writer entries are {@code w<subtask>}. */
+    /** Owners of writer entries start with {@code w<subtask>}. */
     String WRITER_PREFIX = "w";
 
     /** Owners of committer entries are {@code c<id>}. */

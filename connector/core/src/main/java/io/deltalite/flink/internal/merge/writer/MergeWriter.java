@@ -14,7 +14,6 @@ import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.result.PendingCheckpoint;
 import io.deltalite.flink.internal.merge.result.WriterShare;
 import io.deltalite.flink.internal.merge.rewrite.PartitionMerger;
-import io.deltalite.flink.internal.merge.table.AttemptJournal;
 import io.deltalite.flink.internal.merge.table.DeletionVectorSink;
 import io.deltalite.flink.internal.merge.table.MergeTable;
 import io.deltalite.flink.internal.merge.table.TableSnapshot;
@@ -289,7 +288,7 @@ public final class MergeWriter implements AutoCloseable {
         if (!lastPrepared.isEmpty()) {
             PendingCheckpoint checkpoint =
                     new PendingCheckpoint(
-                            appId, checkpointId, AttemptJournal.writer(subtask), lastPrepared);
+                            appId, checkpointId, journal.preparedOwner(), lastPrepared);
             journal.notePrepared(checkpoint);
             pending.add(checkpoint);
         }
@@ -297,15 +296,15 @@ public final class MergeWriter implements AutoCloseable {
     }
 
     /**
-     * When the writer starts: deletes the files that an earlier start of this subtask wrote and no
-     * checkpoint took (see {@link WriterJournal}). Files of checkpoints that never completed are
-     * left for the committer to resolve once the log proves they never will ({@link
-     * io.deltalite.flink.internal.merge.journal.JournalSweep}).
+     * When the writer starts after a restore of checkpoint {@code restoredCheckpointId} (0 for
+     * none): deletes the files that an earlier start of this subtask wrote and no checkpoint took,
+     * and adopts its notes of checkpoints after the restored one, whose files go once the table
+     * decides those checkpoints (see {@link WriterJournal}).
      *
      * @return the number of files deleted
      */
-    public int cleanUpEarlierStarts() {
-        return journal.cleanUpEarlierStarts();
+    public int cleanUpEarlierStarts(long restoredCheckpointId) {
+        return journal.cleanUpEarlierStarts(restoredCheckpointId);
     }
 
     /** Notes the files of the checkpoint in progress, which no checkpoint holds yet. */
@@ -338,14 +337,17 @@ public final class MergeWriter implements AutoCloseable {
         // No index is built ahead while a merge may use it.
         indexAhead.awaitAll();
         if (changes.isEmpty()) {
-            if (!pending.isEmpty()) {
+            if (!pending.isEmpty() || journal.hasAdopted()) {
                 // Nothing to merge, but an idle writer still learns of its commits and cleans up.
-                pending.dropCommitted(table.latestSnapshot());
+                TableSnapshot snapshot = table.latestSnapshot();
+                pending.dropCommitted(snapshot);
+                journal.resolveAdopted(snapshot);
             }
             return;
         }
         TableSnapshot snapshot = table.latestSnapshot();
         pending.dropCommitted(snapshot);
+        journal.resolveAdopted(snapshot);
         KeyHolders holders = new KeyHolders(snapshot, changes);
         if (getsEveryChangeOfItsKeys()) {
             changes = deleteKeyOnlyDeletesWhereTheirRowsAre(changes, holders);
