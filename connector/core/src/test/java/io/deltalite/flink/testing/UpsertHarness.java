@@ -29,7 +29,6 @@ public final class UpsertHarness implements AutoCloseable {
     private final ExecutorService files;
     private final MergeWriter writer;
     private final CheckpointCommitter committer;
-    private final long restoredCheckpoint;
     private long checkpoint;
 
     private UpsertHarness(
@@ -52,7 +51,6 @@ public final class UpsertHarness implements AutoCloseable {
         this.location = location;
         this.table = table;
         this.options = options;
-        this.restoredCheckpoint = Math.max(0, restoredCheckpoint);
         this.files = Executors.newFixedThreadPool(options.maxParallelFiles());
         this.writer = new MergeWriter(table, options, appId, subtask, 4, 2, files);
         PartitionMerger merger = new PartitionMerger(table, options, files);
@@ -143,14 +141,6 @@ public final class UpsertHarness implements AutoCloseable {
 
     public MergeWriter writer() {
         return writer;
-    }
-
-    /**
-     * What the writer does when it starts: resolves what earlier starts of its subtask left, after
-     * the restore this harness was made with.
-     */
-    public int cleanUpEarlierStarts() {
-        return writer.cleanUpEarlierStarts(restoredCheckpoint);
     }
 
     public void upsert(Object... row) {

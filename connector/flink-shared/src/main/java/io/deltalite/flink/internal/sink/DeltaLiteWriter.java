@@ -116,7 +116,7 @@ public final class DeltaLiteWriter
             FaultInjection.at(FaultInjection.Point.WRITER_START, config.location());
             // What an earlier start of this subtask (a failover, a restart) wrote and no
             // checkpoint took.
-            engine.cleanUpEarlierStarts(context.getRestoredCheckpointId().orElse(0));
+            engine.cleanUpEarlierStarts();
             this.heartbeat =
                     new LineageHeartbeat(
                             table.journal(),

@@ -21,13 +21,11 @@ import org.slf4j.LoggerFactory;
  *       belong to no checkpoint yet;
  *   <li>when a checkpoint takes them, they are noted under it (owner {@code w<subtask>-<nonce>},
  *       the same nonce) before the unprepared note is removed. The nonce keeps every start's note
- *       apart: a restarted writer may prepare a checkpoint id an earlier start prepared too (Flink
- *       2 numbers the results at the end of the input after the restored checkpoint), and a note of
- *       the same name would replace the earlier start's, whose files would then be lost track of;
- *   <li>when a writer starts after a restore of checkpoint R, the notes its subtask's earlier
- *       starts made for checkpoints after R are held by no writer any more (the restored state
- *       holds checkpoints up to R): the writer adopts them, and deletes their files that the table
- *       does not hold once the table decided their checkpoint ({@link #resolveAdopted});
+ *       apart: a restarted writer may prepare a checkpoint id that an earlier start prepared too
+ *       (Flink numbers the results at the end of the input after the last checkpoint the writer
+ *       saw, which after a failover is the restored one), and a note of the same name would replace
+ *       the earlier start's, whose files would then be lost track of. The earlier start's note is
+ *       resolved like any other: once the table holds its checkpoint id or a later one;
  *   <li>when a writer starts, it deletes what an earlier start of the same subtask left unprepared
  *       — that one is dead, one writer runs per subtask — and writer 0 also what subtasks beyond
  *       the current parallelism left: files no checkpoint noted and no version added, which nothing
@@ -48,9 +46,6 @@ public final class WriterJournal {
     private final String owner;
     private final String preparedOwner;
     private List<String> unprepared = List.of();
-
-    /** Notes of checkpoints after the restored one that earlier starts made; see the class. */
-    private final List<AttemptJournal.Entry> adopted = new ArrayList<>();
 
     /**
      * @param parallelism the number of writer subtasks
@@ -101,30 +96,25 @@ public final class WriterJournal {
     }
 
     /**
-     * Called by each writer when it starts, after a restore of checkpoint {@code
-     * restoredCheckpointId} (0 for none). Deletes the files that an earlier start of this writer
-     * subtask (and, for subtask 0, of subtasks beyond the parallelism) noted as unprepared and that
-     * no checkpoint noted, no version added and no version holds live: that writer died before a
-     * checkpoint took them. Adopts the same starts' notes of checkpoints after the restored one,
-     * and resolves those the table already decided.
+     * Deletes the files that an earlier start of this writer subtask (and, for subtask 0, of
+     * subtasks beyond the parallelism) noted as unprepared and that no checkpoint noted, no version
+     * added and no version holds live: that writer died before a checkpoint took them. Called by
+     * each writer when it starts.
      *
      * @return the number of files deleted
      */
-    public int cleanUpEarlierStarts(long restoredCheckpointId) {
+    public int cleanUpEarlierStarts() {
         List<AttemptJournal.Entry> dead = new ArrayList<>();
         List<AttemptJournal.Entry> entries = table.journal().entries(appId);
         for (AttemptJournal.Entry entry : entries) {
-            if (entry.owner().equals(owner) || entry.owner().equals(preparedOwner)) {
-                continue;
-            }
-            if (isMine(subtaskOf(entry))) {
+            int of = subtaskOf(entry);
+            if (of >= 0
+                    && !entry.owner().equals(owner)
+                    && (of == subtask || (subtask == 0 && of >= parallelism))) {
                 dead.add(entry);
-            } else if (isMine(writerSubtaskOf(entry))
-                    && entry.checkpointId() > restoredCheckpointId) {
-                adopted.add(entry);
             }
         }
-        if (dead.isEmpty() && adopted.isEmpty()) {
+        if (dead.isEmpty()) {
             return 0;
         }
         TableSnapshot snapshot = table.latestSnapshot();
@@ -133,7 +123,6 @@ public final class WriterJournal {
             deleted += reclaimUnprepared(table, snapshot, entry, entries, null);
             table.journal().remove(entry);
         }
-        deleted += resolveAdopted(snapshot);
         if (deleted > 0) {
             LOG.info(
                     "Deleted {} file(s) in {} that an earlier start of writer {} wrote and no"
@@ -143,43 +132,6 @@ public final class WriterJournal {
                     subtask);
         }
         return deleted;
-    }
-
-    /** Whether notes of {@code noteSubtask} are this writer's to resolve when it starts. */
-    private boolean isMine(int noteSubtask) {
-        return noteSubtask >= 0
-                && (noteSubtask == subtask || (subtask == 0 && noteSubtask >= parallelism));
-    }
-
-    /**
-     * Resolves the adopted notes whose checkpoint {@code snapshot} shows decided: their files that
-     * the deciding version did not add are deleted (all of them if a later checkpoint was committed
-     * instead), and the note goes. Called before each merge, as pending checkpoints are dropped.
-     *
-     * @return the number of files deleted
-     */
-    public int resolveAdopted(TableSnapshot snapshot) {
-        int deleted = 0;
-        FileReclaimer reclaimer = new FileReclaimer(table);
-        for (java.util.Iterator<AttemptJournal.Entry> notes = adopted.iterator();
-                notes.hasNext(); ) {
-            AttemptJournal.Entry entry = notes.next();
-            FileReclaimer.Landing landing =
-                    reclaimer.find(snapshot, appId, entry.checkpointId(), entry.notCommittedAt());
-            if (landing.isResolved()) {
-                if (landing.status() != FileReclaimer.Status.UNKNOWN) {
-                    deleted += reclaimer.reclaim(snapshot, landing, entry.files(), true);
-                }
-                table.journal().remove(entry);
-                notes.remove();
-            }
-        }
-        return deleted;
-    }
-
-    /** Whether adopted notes wait for their checkpoint to be decided. */
-    public boolean hasAdopted() {
-        return !adopted.isEmpty();
     }
 
     /**
@@ -233,32 +185,11 @@ public final class WriterJournal {
     private static int subtaskOf(AttemptJournal.Entry entry) {
         String name = entry.owner();
         int dash = name.indexOf('-');
-        return name.startsWith(UNPREPARED_PREFIX) && dash >= 2
-                ? parseSubtask(name.substring(UNPREPARED_PREFIX.length(), dash))
-                : -1;
-    }
-
-    /**
-     * The subtask of a writer's note of a prepared checkpoint ({@code w<subtask>-<nonce>}, or
-     * {@code w<subtask>} as written before the nonce), else -1.
-     */
-    private static int writerSubtaskOf(AttemptJournal.Entry entry) {
-        String name = entry.owner();
-        if (!name.startsWith(AttemptJournal.WRITER_PREFIX)) {
-            return -1;
-        }
-        int dash = name.indexOf('-');
-        return parseSubtask(
-                name.substring(
-                        AttemptJournal.WRITER_PREFIX.length(), dash < 0 ? name.length() : dash));
-    }
-
-    private static int parseSubtask(String digits) {
-        if (digits.isEmpty() || !digits.chars().allMatch(Character::isDigit)) {
+        if (!name.startsWith(UNPREPARED_PREFIX) || dash < 2) {
             return -1;
         }
         try {
-            return Integer.parseInt(digits);
+            return Integer.parseInt(name.substring(UNPREPARED_PREFIX.length(), dash));
         } catch (NumberFormatException e) {
             return -1;
         }

@@ -296,15 +296,15 @@ public final class MergeWriter implements AutoCloseable {
     }
 
     /**
-     * When the writer starts after a restore of checkpoint {@code restoredCheckpointId} (0 for
-     * none): deletes the files that an earlier start of this subtask wrote and no checkpoint took,
-     * and adopts its notes of checkpoints after the restored one, whose files go once the table
-     * decides those checkpoints (see {@link WriterJournal}).
+     * When the writer starts: deletes the files that an earlier start of this subtask wrote and no
+     * checkpoint took (see {@link WriterJournal}). Files of checkpoints that never completed are
+     * left for the committer to resolve once the log proves they never will ({@link
+     * io.deltalite.flink.internal.merge.journal.JournalSweep}).
      *
      * @return the number of files deleted
      */
-    public int cleanUpEarlierStarts(long restoredCheckpointId) {
-        return journal.cleanUpEarlierStarts(restoredCheckpointId);
+    public int cleanUpEarlierStarts() {
+        return journal.cleanUpEarlierStarts();
     }
 
     /** Notes the files of the checkpoint in progress, which no checkpoint holds yet. */
@@ -337,17 +337,14 @@ public final class MergeWriter implements AutoCloseable {
         // No index is built ahead while a merge may use it.
         indexAhead.awaitAll();
         if (changes.isEmpty()) {
-            if (!pending.isEmpty() || journal.hasAdopted()) {
+            if (!pending.isEmpty()) {
                 // Nothing to merge, but an idle writer still learns of its commits and cleans up.
-                TableSnapshot snapshot = table.latestSnapshot();
-                pending.dropCommitted(snapshot);
-                journal.resolveAdopted(snapshot);
+                pending.dropCommitted(table.latestSnapshot());
             }
             return;
         }
         TableSnapshot snapshot = table.latestSnapshot();
         pending.dropCommitted(snapshot);
-        journal.resolveAdopted(snapshot);
         KeyHolders holders = new KeyHolders(snapshot, changes);
         if (getsEveryChangeOfItsKeys()) {
             changes = deleteKeyOnlyDeletesWhereTheirRowsAre(changes, holders);

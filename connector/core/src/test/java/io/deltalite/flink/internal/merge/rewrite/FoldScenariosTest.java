@@ -131,7 +131,7 @@ class FoldScenariosTest {
             // The process dies before the commit is acknowledged; the job restores the checkpoint.
             try (UpsertHarness restarted = UpsertHarness.restarted(harness, 0, checkpoint)) {
                 restarted.writer().restorePending(state);
-                restarted.cleanUpEarlierStarts();
+                restarted.writer().cleanUpEarlierStarts();
                 assertThat(restarted.commitPrepared(checkpoint, folding).status())
                         .isEqualTo(CommitOutcome.Status.ALREADY_COMMITTED);
                 upsert(restarted, 47L, "after");
