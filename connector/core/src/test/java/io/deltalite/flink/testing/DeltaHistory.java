@@ -165,6 +165,45 @@ public final class DeltaHistory {
     }
 
     /**
+     * The files {@link #uncommittedDataFiles} lists, except those that a journal note keeps for a
+     * checkpoint numbered after the last one its app id committed: what a failover shortly before
+     * the end of a bounded job leaves for the maintenance pass, because an intermediate savepoint
+     * of that number could still be resumed (README, "Nothing half-visible, nothing left behind").
+     * Any other file left is one the sink lost track of.
+     */
+    public static List<String> uncommittedFilesNoNoteKeeps(Path table) {
+        java.util.Map<String, Long> committed = new java.util.HashMap<>();
+        for (Commit commit : commits(table)) {
+            if (commit.appId() != null) {
+                committed.merge(commit.appId(), commit.txnVersion(), Math::max);
+            }
+        }
+        java.util.Set<String> kept = new java.util.HashSet<>();
+        Path journal = table.resolve("_deltalite").resolve("journal");
+        if (Files.exists(journal)) {
+            try (Stream<Path> notes = Files.walk(journal)) {
+                for (Path note :
+                        notes.filter(f -> f.getFileName().toString().endsWith(".files")).toList()) {
+                    // <app id>/<checkpoint, 20 digits>-<owner>.files
+                    String appId = note.getParent().getFileName().toString();
+                    long checkpoint =
+                            Long.parseLong(note.getFileName().toString().substring(0, 20));
+                    if (checkpoint > committed.getOrDefault(appId, -1L)) {
+                        for (String line : Files.readAllLines(note)) {
+                            if (!line.startsWith("#")) {
+                                kept.add(line.substring(line.lastIndexOf('/') + 1));
+                            }
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return uncommittedDataFiles(table).stream().filter(name -> !kept.contains(name)).toList();
+    }
+
+    /**
      * The notes left in the table's journal ({@code _deltalite/journal/}), by file name: what the
      * sink still has to resolve. Empty after a bounded job ended and committed everything.
      */

@@ -641,6 +641,47 @@ class CommitProtocolTest {
         }
     }
 
+    /**
+     * As above, but the failed attempt had also prepared checkpoint 3 (its own end of input). The
+     * job ends at checkpoint 2, so checkpoint 3 is neither committed nor refused: an intermediate
+     * savepoint numbered 3 could still be resumed. Its files stay, kept by their note, for the
+     * maintenance pass; nothing else is left.
+     */
+    @Test
+    void notesOfCheckpointsAfterTheLastOneOfAnEndedJobStayForMaintenance() {
+        try (UpsertHarness first = open(ITEMS)) {
+            first.upsert(1L, "one");
+            first.commit();
+            first.upsert(2L, "two, first attempt");
+            first.prepareAs(2);
+            first.upsert(3L, "three, first attempt");
+            first.prepareAs(3);
+            first.writer().discardUncommittable();
+
+            try (UpsertHarness second = UpsertHarness.restarted(first, 0, 1)) {
+                second.writer().cleanUpEarlierStarts();
+                second.upsert(2L, "two");
+                List<PartitionWriteResult> results = second.prepareAs(2);
+                UpsertHarness.committerOf(second)
+                        .commit(new CheckpointResults(UpsertHarness.APP_ID, 2, results, true));
+
+                assertThat(Rows.sorted(second.read()))
+                        .isEqualTo(
+                                Rows.sorted(
+                                        List.of(
+                                                new Object[] {1L, "one"},
+                                                new Object[] {2L, "two"})));
+                assertThat(DeltaHistory.journalNotes(dir))
+                        .singleElement()
+                        .asString()
+                        .contains("00000000000000000003-w0-");
+                assertThat(DeltaHistory.uncommittedDataFiles(dir)).isNotEmpty();
+                assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(dir)).isEmpty();
+                assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
+            }
+        }
+    }
+
     private static List<Object[]> seededWith(long id, String value) {
         List<Object[]> rows = new ArrayList<>();
         for (long key = 0; key < 30; key++) {
