@@ -622,18 +622,7 @@ class CommitProtocolTest {
             assertThat(DeltaHistory.uncommittedDataFiles(dir)).isNotEmpty();
 
             try (UpsertHarness second = UpsertHarness.restarted(first, 0, 1)) {
-                second.writer().cleanUpEarlierStarts();
-                second.upsert(2L, "two");
-                List<PartitionWriteResult> results = second.prepareAs(2);
-                UpsertHarness.committerOf(second)
-                        .commit(new CheckpointResults(UpsertHarness.APP_ID, 2, results, true));
-
-                assertThat(Rows.sorted(second.read()))
-                        .isEqualTo(
-                                Rows.sorted(
-                                        List.of(
-                                                new Object[] {1L, "one"},
-                                                new Object[] {2L, "two"})));
+                endTheInputAtCheckpointTwo(second);
                 assertThat(DeltaHistory.uncommittedDataFiles(dir)).isEmpty();
                 assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
                 assertThat(DeltaHistory.journalNotes(dir)).isEmpty();
@@ -659,18 +648,7 @@ class CommitProtocolTest {
             first.writer().discardUncommittable();
 
             try (UpsertHarness second = UpsertHarness.restarted(first, 0, 1)) {
-                second.writer().cleanUpEarlierStarts();
-                second.upsert(2L, "two");
-                List<PartitionWriteResult> results = second.prepareAs(2);
-                UpsertHarness.committerOf(second)
-                        .commit(new CheckpointResults(UpsertHarness.APP_ID, 2, results, true));
-
-                assertThat(Rows.sorted(second.read()))
-                        .isEqualTo(
-                                Rows.sorted(
-                                        List.of(
-                                                new Object[] {1L, "one"},
-                                                new Object[] {2L, "two"})));
+                endTheInputAtCheckpointTwo(second);
                 assertThat(DeltaHistory.journalNotes(dir))
                         .singleElement()
                         .asString()
@@ -680,6 +658,22 @@ class CommitProtocolTest {
                 assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
             }
         }
+    }
+
+    /**
+     * The restarted writer of the two tests above: it updates key 2 and reaches the end of its
+     * input before any checkpoint, so its last results are checkpoint 2 (the restored 1, plus 1),
+     * which the job commits as its last.
+     */
+    private static void endTheInputAtCheckpointTwo(UpsertHarness restarted) {
+        restarted.writer().cleanUpEarlierStarts();
+        restarted.upsert(2L, "two");
+        List<PartitionWriteResult> results = restarted.prepareAs(2);
+        UpsertHarness.committerOf(restarted)
+                .commit(new CheckpointResults(UpsertHarness.APP_ID, 2, results, true));
+        assertThat(Rows.sorted(restarted.read()))
+                .isEqualTo(
+                        Rows.sorted(List.of(new Object[] {1L, "one"}, new Object[] {2L, "two"})));
     }
 
     private static List<Object[]> seededWith(long id, String value) {
