@@ -122,8 +122,10 @@ class DeltaLiteFailureITCase {
         assertTableEquals(table, script.expected());
         assertEachCheckpointCommittedOnce(table);
         // Files of the failed attempt that no completed checkpoint holds were deleted: by the
-        // writers when they closed, and after the restore for checkpoints that never completed.
-        assertThat(DeltaHistory.uncommittedDataFiles(table)).isEmpty();
+        // writers when they closed, and after the restore for checkpoints that never completed —
+        // except, after a failure close to the end of the input (a loaded machine), those noted
+        // for checkpoints numbered after the job's last one, which stay for maintenance.
+        assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(table)).isEmpty();
         assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
         if (keys == WIDE_KEYS) {
             // Compaction ran (in the last merge of a checkpoint, which PREPARED follows).
