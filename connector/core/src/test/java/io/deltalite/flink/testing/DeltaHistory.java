@@ -165,42 +165,73 @@ public final class DeltaHistory {
     }
 
     /**
-     * The files {@link #uncommittedDataFiles} lists, except those that a journal note keeps for a
-     * checkpoint numbered after the last one its app id committed: what a failover shortly before
-     * the end of a bounded job leaves for the maintenance pass, because an intermediate savepoint
-     * of that number could still be resumed (README, "Nothing half-visible, nothing left behind").
-     * Any other file left is one the sink lost track of.
+     * The files {@link #uncommittedDataFiles} lists, except those that a note {@linkplain
+     * #notesKeptForMaintenance kept for maintenance} lists. Any other file left is one the sink
+     * lost track of.
      */
     public static List<String> uncommittedFilesNoNoteKeeps(Path table) {
+        java.util.Set<String> kept = new java.util.HashSet<>();
+        try {
+            for (Path note : notesKeptForMaintenance(table)) {
+                for (String line : Files.readAllLines(note)) {
+                    if (!line.startsWith("#")) {
+                        kept.add(line.substring(line.lastIndexOf('/') + 1));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return uncommittedDataFiles(table).stream().filter(name -> !kept.contains(name)).toList();
+    }
+
+    /**
+     * The notes in the table's journal ({@link #journalNotes}) other than those {@linkplain
+     * #notesKeptForMaintenance kept for maintenance}: after a bounded job ended, none.
+     */
+    public static List<String> notesNotKeptForMaintenance(Path table) {
+        Path journal = table.resolve("_deltalite").resolve("journal");
+        java.util.Set<String> kept = new java.util.HashSet<>();
+        notesKeptForMaintenance(table)
+                .forEach(note -> kept.add(journal.relativize(note).toString()));
+        return journalNotes(table).stream().filter(note -> !kept.contains(note)).toList();
+    }
+
+    /**
+     * The notes a failover close to the end of a bounded job leaves for the maintenance pass: a
+     * writer's note ({@code <checkpoint, 20 digits>-w<subtask>...files} under the app id's folder)
+     * of a checkpoint numbered after the last one its app id committed, which an intermediate
+     * savepoint of that number could still bring back (README, "Nothing half-visible, nothing left
+     * behind").
+     */
+    private static List<Path> notesKeptForMaintenance(Path table) {
         java.util.Map<String, Long> committed = new java.util.HashMap<>();
         for (Commit commit : commits(table)) {
             if (commit.appId() != null) {
                 committed.merge(commit.appId(), commit.txnVersion(), Math::max);
             }
         }
-        java.util.Set<String> kept = new java.util.HashSet<>();
         Path journal = table.resolve("_deltalite").resolve("journal");
-        if (Files.exists(journal)) {
-            try (Stream<Path> notes = Files.walk(journal)) {
-                for (Path note :
-                        notes.filter(f -> f.getFileName().toString().endsWith(".files")).toList()) {
-                    // <app id>/<checkpoint, 20 digits>-<owner>.files
-                    String appId = note.getParent().getFileName().toString();
-                    long checkpoint =
-                            Long.parseLong(note.getFileName().toString().substring(0, 20));
-                    if (checkpoint > committed.getOrDefault(appId, -1L)) {
-                        for (String line : Files.readAllLines(note)) {
-                            if (!line.startsWith("#")) {
-                                kept.add(line.substring(line.lastIndexOf('/') + 1));
-                            }
-                        }
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+        if (!Files.exists(journal)) {
+            return List.of();
         }
-        return uncommittedDataFiles(table).stream().filter(name -> !kept.contains(name)).toList();
+        try (Stream<Path> notes = Files.walk(journal)) {
+            return notes.filter(
+                            note -> {
+                                String name = note.getFileName().toString();
+                                if (!name.matches("\\d{20}-w.*\\.files")) {
+                                    return false;
+                                }
+                                // The app id's folder: ids here carry no '/', which it turns
+                                // into '_'.
+                                String appId = note.getParent().getFileName().toString();
+                                long checkpoint = Long.parseLong(name.substring(0, 20));
+                                return checkpoint > committed.getOrDefault(appId, -1L);
+                            })
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

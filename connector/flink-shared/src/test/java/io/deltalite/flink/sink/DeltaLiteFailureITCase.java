@@ -126,6 +126,7 @@ class DeltaLiteFailureITCase {
         // except, after a failure close to the end of the input (a loaded machine), those noted
         // for checkpoints numbered after the job's last one, which stay for maintenance.
         assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(table)).isEmpty();
+        assertThat(DeltaHistory.notesNotKeptForMaintenance(table)).isEmpty();
         assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
         if (keys == WIDE_KEYS) {
             // Compaction ran (in the last merge of a checkpoint, which PREPARED follows).

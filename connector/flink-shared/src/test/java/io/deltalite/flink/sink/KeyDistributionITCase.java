@@ -158,6 +158,7 @@ class KeyDistributionITCase {
         // A failure that came close to the end of the input (a loaded machine) may leave notes
         // of checkpoints numbered after the job's last one, for maintenance; nothing else.
         assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(table)).isEmpty();
+        assertThat(DeltaHistory.notesNotKeptForMaintenance(table)).isEmpty();
         assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
     }
 
@@ -207,6 +208,7 @@ class KeyDistributionITCase {
         // A failure that came close to the end of the input (a loaded machine) may leave notes
         // of checkpoints numbered after the job's last one, for maintenance; nothing else.
         assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(table)).isEmpty();
+        assertThat(DeltaHistory.notesNotKeptForMaintenance(table)).isEmpty();
         assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
     }
 

@@ -655,6 +655,7 @@ class CommitProtocolTest {
                         .contains("00000000000000000003-w0-");
                 assertThat(DeltaHistory.uncommittedDataFiles(dir)).isNotEmpty();
                 assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(dir)).isEmpty();
+                assertThat(DeltaHistory.notesNotKeptForMaintenance(dir)).isEmpty();
                 assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
             }
         }
