@@ -97,7 +97,7 @@ class DeltaLiteFailureITCase {
 
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
         SinkJobs.sink(
-                SinkJobs.changes(env, script, 2_000),
+                SinkJobs.changesEndingAfterRecovery(env, script, 2_000, failures),
                 DeltaLiteSink.forTable(table.toString())
                         .rowType(script.rowType())
                         .primaryKey(script.primaryKey())
@@ -156,7 +156,7 @@ class DeltaLiteFailureITCase {
 
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
         SinkJobs.sink(
-                SinkJobs.changes(env, script, 2_000),
+                SinkJobs.changesEndingAfterRecovery(env, script, 2_000, failures),
                 // The buffer budget is left automatic: each writer counts in the JVM's share.
                 DeltaLiteSink.forTable(table.toString())
                         .rowType(script.rowType())

@@ -147,7 +147,7 @@ class KeyDistributionITCase {
 
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(250), 3);
         SinkJobs.sink(
-                SinkJobs.changes(env, script, 2_000),
+                SinkJobs.changesEndingAfterRecovery(env, script, 2_000, failures),
                 sink(script, table, Shape.ONE_PARTITION, mode),
                 4);
         env.execute("key-distribution-failure-at-" + point);
@@ -192,12 +192,12 @@ class KeyDistributionITCase {
                 SinkJobs.failOnceAt(point, table, point == Point.WRITE ? records / 2 : 3);
 
         // A small buffer: several merges per checkpoint, so that a delete and the row written
-        // after it may be merged in different rounds. The failure far from the end of the input:
-        // a restart as the input ended once failed in Flink's own committer ("Received duplicate
-        // committable summary", FLINK-25920's area), not the subject here.
+        // after it may be merged in different rounds. The failure far from the end of the input,
+        // also on a slow machine: a restart as the input ended failed in Flink's own committer
+        // ("Received duplicate committable summary", FLINK-25920's area), not the subject here.
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(500), 3);
         SinkJobs.sink(
-                SinkJobs.changes(env, script, 2_000),
+                SinkJobs.changesEndingAfterRecovery(env, script, 2_000, failures),
                 sink(script, table, Shape.MOVING_KEYS, WriteMode.AUTO, MemorySize.parse("16kb")),
                 3);
         env.execute("key-only-deletes-failure-at-" + point);

@@ -68,6 +68,34 @@ public final class SinkJobs {
                 .uid("changes");
     }
 
+    /**
+     * As {@link #changes}, but the last quarter of the records waits until the failure counted by
+     * {@code failures} was injected and the restarted job completed two checkpoints ({@link
+     * TailAfterRecovery}): a failure test whose failure must not come close to the end of the
+     * input, however slow the machine.
+     */
+    public static DataStream<RowData> changesEndingAfterRecovery(
+            StreamExecutionEnvironment env,
+            ChangeScript script,
+            double recordsPerSecond,
+            java.util.concurrent.atomic.AtomicInteger failures) {
+        String id = "script-" + NEXT_SCRIPT.incrementAndGet();
+        SCRIPTS.put(id, script);
+        TailAfterRecovery.register(id, script.size(), failures);
+        DataGeneratorSource<RowData> source =
+                new DataGeneratorSource<>(
+                        index -> {
+                            TailAfterRecovery.produced(id, index);
+                            return SCRIPTS.get(id).rowData(index);
+                        },
+                        script.size(),
+                        TailAfterRecovery.strategy(id, recordsPerSecond),
+                        InternalTypeInfo.of(script.rowType()));
+        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "changes")
+                .setParallelism(1)
+                .uid("changes");
+    }
+
     public static void sink(DataStream<RowData> changes, DeltaLiteSink sink, int parallelism) {
         changes.sinkTo(sink).setParallelism(parallelism).uid("deltalite").name("deltalite");
     }
