@@ -13,10 +13,14 @@ import io.deltalite.flink.sink.UpsertStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
+import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
 import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
@@ -46,6 +50,9 @@ class CommitAggregatorEndOfInputTest {
                 Map.of(),
                 null);
     }
+
+    /** The sink of the jobs that fail over (its app ids name a submission). */
+    private static final SinkConfig SUBMITTED = config();
 
     private static PartitionWriteResult result(int n) {
         DataFile file =
@@ -84,6 +91,32 @@ class CommitAggregatorEndOfInputTest {
         return harness;
     }
 
+    /**
+     * The aggregator of job {@code job} — a failover restarts it in the same job — restored from
+     * {@code restored} taken at checkpoint {@code checkpoint}.
+     */
+    private static OneInputStreamOperatorTestHarness<
+                    CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+            aggregatorOf(JobID job, OperatorSubtaskState restored, long checkpoint)
+                    throws Exception {
+        // One job, one submission: the failover keeps the transaction app id.
+        OneInputStreamOperatorTestHarness<
+                        CommittableMessage<WriteResult>, CommittableMessage<CheckpointResults>>
+                harness =
+                        new OneInputStreamOperatorTestHarness<>(
+                                CommitAggregator.ofOneTable(SUBMITTED),
+                                new MockEnvironmentBuilder().setJobID(job).build());
+        harness.setup(
+                CommittableMessageTypeInfo.of(Serializers.CommittableSerializer::new)
+                        .createSerializer(new SerializerConfigImpl()));
+        if (restored != null) {
+            harness.setRestoredCheckpointId(checkpoint);
+            harness.initializeState(restored);
+        }
+        harness.open();
+        return harness;
+    }
+
     private static void send(
             OneInputStreamOperatorTestHarness<CommittableMessage<WriteResult>, ?> harness,
             int subtask,
@@ -118,6 +151,83 @@ class CommitAggregatorEndOfInputTest {
             }
         }
         return out;
+    }
+
+    /** The checkpoint ids of the summaries the aggregator sent to the committer, in order. */
+    private static List<Long> summaries(OneInputStreamOperatorTestHarness<?, ?> harness) {
+        List<Long> out = new ArrayList<>();
+        for (Object o : harness.getOutput()) {
+            if (o instanceof StreamRecord<?> record
+                    && record.getValue() instanceof CommittableSummary<?> summary) {
+                out.add(Committables.checkpointId(summary));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Both writers end in checkpoint 3, which completes; its commit fails and the job restores
+     * checkpoint 3. Flink runs the writers again (the writer operator keeps no "ended" flag), their
+     * input ends at once, and each announces its end again — empty, as checkpoint 4. The committer
+     * refuses a second summary of a checkpoint ("Received duplicate committable summary"), on every
+     * restart: checkpoint 4 must go out once.
+     */
+    @Test
+    void writersThatEndedBeforeARestoreAnnounceTheirEndAgainAndTheCheckpointGoesOutOnce()
+            throws Exception {
+        JobID job = new JobID();
+        String app = SUBMITTED.transactionAppId(job.toHexString());
+        OperatorSubtaskState atCheckpoint3;
+        try (var before = aggregatorOf(job, null, 0)) {
+            send(before, 0, 3, new WriteResult(app, List.of(result(1)), true));
+            send(before, 1, 3, new WriteResult(app, List.of(result(2)), true));
+            assertThat(summaries(before)).containsExactly(3L);
+            atCheckpoint3 = before.snapshot(3, 3);
+        }
+        try (var after = aggregatorOf(job, atCheckpoint3, 3)) {
+            send(after, 0, 4, new WriteResult(app, List.of(), true));
+            send(after, 1, 4, new WriteResult(app, List.of(), true));
+            after.endInput();
+
+            System.out.println(
+                    "DEBUG " + after.getOutput() + " app " + app + " own " + after.getOperator());
+            assertThat(summaries(after)).doesNotHaveDuplicates();
+            assertThat(committables(after))
+                    .allSatisfy(checkpoint -> assertThat(checkpoint.results()).isEmpty());
+        }
+    }
+
+    /**
+     * Writer 1 ended in checkpoint 3, writer 0 runs on. After the restore of checkpoint 3, writer 0
+     * replays its input and ends as checkpoint 4 — which goes out at once, since writer 1 had ended
+     * — and only then does writer 1, run again, announce its end again as checkpoint 4. Writer 0's
+     * results go out once, in the committable that ends the input.
+     */
+    @Test
+    void aWriterThatEndedBeforeARestoreAnnouncingItsEndAfterTheOthersSendsNothingTwice()
+            throws Exception {
+        JobID job = new JobID();
+        String app = SUBMITTED.transactionAppId(job.toHexString());
+        OperatorSubtaskState atCheckpoint3;
+        try (var before = aggregatorOf(job, null, 0)) {
+            send(before, 0, 3, new WriteResult(app, List.of(result(1)), false));
+            send(before, 1, 3, new WriteResult(app, List.of(result(2)), true));
+            atCheckpoint3 = before.snapshot(3, 3);
+        }
+        try (var after = aggregatorOf(job, atCheckpoint3, 3)) {
+            send(after, 0, 4, new WriteResult(app, List.of(result(3)), true));
+            send(after, 1, 4, new WriteResult(app, List.of(), true));
+            after.endInput();
+
+            assertThat(summaries(after)).containsExactly(4L);
+            assertThat(committables(after))
+                    .singleElement()
+                    .satisfies(
+                            checkpoint -> {
+                                assertThat(checkpoint.endsInput()).isTrue();
+                                assertThat(checkpoint.results()).hasSize(1);
+                            });
+        }
     }
 
     /**
