@@ -141,6 +141,45 @@ class DeltaLiteFailureITCase {
     }
 
     /**
+     * A bounded job whose writers all reach the end of their input before its first checkpoint:
+     * their last results are checkpoint 1, the job's final checkpoint, and its commit fails (before
+     * or after the Delta commit). The job restores checkpoint 1, taken while the writers waited for
+     * it to complete, so Flink runs them again: their input ends at once and each announces its end
+     * again, as checkpoint 2. The job finishes with the table equal to the model — Flink's
+     * committer refused the second announcement of checkpoint 2 on every restart until the restarts
+     * ran out (seen once in CI, where a loaded machine ended the input before the injected
+     * failure).
+     */
+    @ParameterizedTest(name = "failure at {0}")
+    @org.junit.jupiter.params.provider.EnumSource(
+            value = Point.class,
+            names = {"BEFORE_COMMIT", "AFTER_COMMIT"})
+    void aFailureAtTheCommitOfABoundedJobsFinalCheckpointLetsTheJobFinish(Point point)
+            throws Exception {
+        ChangeScript script = ChangeScript.generate(41, 400, 150, 2, false);
+        Path table = dir.resolve("t");
+        AtomicInteger failures = SinkJobs.failOnceAt(point, table, 1);
+
+        // The input (400 records, about 10 ms) ends long before the first checkpoint.
+        StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofSeconds(2), 3);
+        SinkJobs.sink(
+                SinkJobs.changes(env, script, 40_000),
+                DeltaLiteSink.forTable(table.toString())
+                        .rowType(script.rowType())
+                        .primaryKey(script.primaryKey())
+                        .partitionKey("day")
+                        .build(),
+                2);
+        env.execute("failure-at-the-final-checkpoint-" + point);
+
+        assertThat(failures.get()).as("the failure was injected").isEqualTo(1);
+        assertTableEquals(table, script.expected());
+        assertEachCheckpointCommittedOnce(table);
+        assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(table)).isEmpty();
+        assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
+    }
+
+    /**
      * A writer whose start fails after its merge engine opened (storage failing while it reads what
      * an earlier start left) is never closed by Flink: it gives back its share of the JVM's buffer
      * budget itself, or every automatic buffer of this TaskManager shrinks with each failed start.

@@ -35,6 +35,15 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * reached the end of their input, which send nothing more) and as many results as the summaries
  * announce. Results of incomplete checkpoints are kept in state.
  *
+ * <p><b>Once.</b> Each checkpoint goes to the committer at most once: Flink's committer refuses a
+ * second summary of a checkpoint, and fails on every restart after. A second one would come from
+ * writers run again after a restore: Flink's writer operator keeps no "ended" flag, so a writer
+ * whose input had ended before the restored checkpoint R runs again, its input ends at once, and it
+ * announces its end again — with nothing in it, numbered R+1 (or after a checkpoint it took part
+ * in) — possibly after the others made R+1 complete and it went out. Such a late announcement of a
+ * checkpoint already sent is dropped; late <i>changes</i> could no longer be committed in order, so
+ * they fail the job loudly instead.
+ *
  * <p><b>Order.</b> Committables leave in checkpoint order, and none is held back behind a later
  * one: when checkpoint M is complete, every earlier checkpoint still here is emitted first, as it
  * is. Such an earlier checkpoint N is one that some writers prepared and others skipped (it expired
@@ -132,6 +141,13 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
 
     /** The checkpoint of the latest end-of-input results received, 0 for none. */
     private transient long lastEndingCheckpoint;
+
+    /**
+     * The latest checkpoint of this job's lineage this run handed to the committer (or passed over
+     * with nothing to commit); 0 for none. Checkpoints go out in order, so a bucket at or below it
+     * is a late announcement.
+     */
+    private transient long lastSent;
 
     /** The number of writers when {@link #finishedSubtasks} was noted, -1 when unknown. */
     private transient int finishedAtParallelism = -1;
@@ -326,7 +342,44 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
         if (appId == null) {
             return;
         }
+        if (checkpointId <= lastSent) {
+            dropLate(checkpointId, bucket);
+            return;
+        }
+        lastSent = checkpointId;
         output(checkpointId, assembly.assemble(appId, checkpointId, bucket.results, endsInput));
+    }
+
+    /**
+     * Drops a bucket of a checkpoint that already went out (see "Once" above): an empty end of
+     * input repeated by a writer run again after a restore. Anything with changes fails the job.
+     */
+    private void dropLate(long checkpointId, Bucket<T> bucket) {
+        for (T committable : bucket.results) {
+            WriteResult result = assembly.writeResult(committable);
+            if (!result.results().isEmpty()) {
+                throw new IllegalStateException(
+                        "Writer subtask(s) "
+                                + bucket.reported
+                                + " of the sink sent changes of checkpoint "
+                                + checkpointId
+                                + " (app id "
+                                + result.appId()
+                                + ") after the sink had handed that checkpoint, or a later one, to"
+                                + " its committer: they can no longer be committed in order."
+                                + " Nothing of them is visible; the job restarts from its last"
+                                + " completed checkpoint. If this repeats, report it with this"
+                                + " message.");
+            }
+        }
+        LOG.info(
+                "Writer subtask(s) {} announced again, as checkpoint {}, the end of the input"
+                        + " they had reached before the restore of checkpoint {}; checkpoint {}"
+                        + " already went to the committer, so the announcement is dropped.",
+                bucket.reported,
+                checkpointId,
+                restoredCheckpointId,
+                checkpointId);
     }
 
     private void output(long checkpointId, List<C> committables) {
