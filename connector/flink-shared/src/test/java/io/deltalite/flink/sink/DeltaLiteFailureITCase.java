@@ -176,6 +176,7 @@ class DeltaLiteFailureITCase {
         assertTableEquals(table, script.expected());
         assertEachCheckpointCommittedOnce(table);
         assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(table)).isEmpty();
+        assertThat(DeltaHistory.notesNotKeptForMaintenance(table)).isEmpty();
         assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
     }
 

@@ -53,9 +53,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * <p><b>Lineages.</b> After a restore into a new job, buckets restored from state belong to the job
  * that prepared them, and new messages to this job's lineage; even their checkpoint ids can collide
- * (the end of the input). Restored buckets of another lineage receive nothing more: they are
- * emitted, as they are, before anything of this job. The writers known to have finished are kept
- * only for the lineage they finished in.
+ * (the end of the input). Restored buckets of another lineage receive nothing more but the rest of
+ * their own messages that an unaligned checkpoint saved in flight — Flink replays those first, and
+ * their checkpoint ids are at most the restored one — and are emitted, as they are, before anything
+ * of this job, once a message of this job arrives. The writers known to have finished are kept only
+ * for the lineage they finished in.
  */
 @Internal
 public final class CommitAggregator<T, C> extends AbstractStreamOperator<CommittableMessage<C>>
@@ -143,9 +145,9 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
     private transient long lastEndingCheckpoint;
 
     /**
-     * The latest checkpoint of this job's lineage this run handed to the committer (or passed over
-     * with nothing to commit); 0 for none. Checkpoints go out in order, so a bucket at or below it
-     * is a late announcement.
+     * The latest checkpoint of this job's lineage handed to the committer (or passed over with
+     * nothing to commit), kept in state; 0 for none. Checkpoints go out in order, so a bucket at or
+     * below it is a late announcement.
      */
     private transient long lastSent;
 
@@ -205,6 +207,11 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
                 if (in.available() >= Long.BYTES + Integer.BYTES && lineage.equals(ownAppId)) {
                     lastEndingCheckpoint = Math.max(lastEndingCheckpoint, in.readLong());
                     finishedAtParallelism = in.readInt();
+                    // Added later still: the last checkpoint sent. What was sent before the
+                    // snapshot reaches the committer, through its state or as data in flight.
+                    if (in.available() >= Long.BYTES) {
+                        lastSent = Math.max(lastSent, in.readLong());
+                    }
                 }
             }
         }
@@ -214,6 +221,15 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
     public void processElement(StreamRecord<CommittableMessage<T>> element) throws IOException {
         CommittableMessage<T> message = element.getValue();
         long checkpointId = Committables.checkpointId(message);
+        // Until a message of a checkpoint after the restored one arrives, Flink may be replaying
+        // the aggregator's saved input (an unaligned checkpoint): a message of a checkpoint whose
+        // other part came back in state belongs with it.
+        boolean replay = !otherLineages.isEmpty() && checkpointId <= restoredCheckpointId;
+        Bucket<T> restored = replay ? otherLineageBucket(checkpointId) : null;
+        if (restored != null) {
+            restored.add(message);
+            return;
+        }
         Bucket<T> bucket = buckets.computeIfAbsent(checkpointId, id -> new Bucket<>());
         if (message instanceof CommittableSummary<T> summary) {
             bucket.expectedSubtasks = summary.getNumberOfSubtasks();
@@ -232,7 +248,22 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
                 lastEndingCheckpoint = Math.max(lastEndingCheckpoint, checkpointId);
             }
         }
-        emitCompleted();
+        if (!replay) {
+            // A message of this job: whatever was saved in flight came before it.
+            emitCompleted();
+        }
+    }
+
+    /**
+     * The restored, not yet emitted bucket of another lineage for {@code checkpointId}, or null.
+     */
+    private Bucket<T> otherLineageBucket(long checkpointId) {
+        for (Map.Entry<Long, Bucket<T>> restored : otherLineages) {
+            if (restored.getKey() == checkpointId) {
+                return restored.getValue();
+            }
+        }
+        return null;
     }
 
     /**
@@ -415,6 +446,7 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
             }
             out.writeLong(lastEndingCheckpoint);
             out.writeInt(finishedAtParallelism);
+            out.writeLong(lastSent);
         }
         finishedState.update(List.of(finished.toByteArray()));
     }
@@ -476,6 +508,17 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
         final java.util.Set<Integer> reported = new java.util.TreeSet<>();
         int expectedResults;
         final List<T> results = new ArrayList<>();
+
+        /** Adds a message of another lineage's checkpoint, which goes out as it is. */
+        void add(CommittableMessage<T> message) {
+            if (message instanceof CommittableSummary<T> summary) {
+                expectedSubtasks = summary.getNumberOfSubtasks();
+                reported.add(summary.getSubtaskId());
+                expectedResults += summary.getNumberOfCommittables();
+            } else if (message instanceof CommittableWithLineage<T> result) {
+                results.add(result.getCommittable());
+            }
+        }
 
         /**
          * Whether every writer subtask reported this checkpoint or finished without it: a subtask

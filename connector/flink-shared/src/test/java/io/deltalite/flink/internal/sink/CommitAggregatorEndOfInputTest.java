@@ -231,6 +231,68 @@ class CommitAggregatorEndOfInputTest {
     }
 
     /**
+     * As above, but an unaligned checkpoint 4 is taken between the two announcements: writer 0's
+     * went out as checkpoint 4 before it, writer 1's was in flight and is saved with it. Restored
+     * from checkpoint 4, Flink replays writer 1's announcement — and the checkpoint 4 the
+     * aggregator had sent reaches the committer again from the committer's own state or from the
+     * data in flight: the aggregator must not send it a second time.
+     */
+    @Test
+    void anAnnouncementInFlightAtAnUnalignedCheckpointIsNotSentAgainAfterItsRestore()
+            throws Exception {
+        JobID job = new JobID();
+        String app = SUBMITTED.transactionAppId(job.toHexString());
+        OperatorSubtaskState atCheckpoint3;
+        try (var first = aggregatorOf(job, null, 0)) {
+            send(first, 0, 3, new WriteResult(app, List.of(result(1)), true));
+            send(first, 1, 3, new WriteResult(app, List.of(result(2)), true));
+            atCheckpoint3 = first.snapshot(3, 3);
+        }
+        OperatorSubtaskState atCheckpoint4;
+        try (var second = aggregatorOf(job, atCheckpoint3, 3)) {
+            send(second, 0, 4, new WriteResult(app, List.of(), true));
+            assertThat(summaries(second)).containsExactly(4L);
+            atCheckpoint4 = second.snapshot(4, 4);
+        }
+        try (var third = aggregatorOf(job, atCheckpoint4, 4)) {
+            send(third, 1, 4, new WriteResult(app, List.of(), true));
+            third.endInput();
+
+            assertThat(summaries(third)).isEmpty();
+        }
+    }
+
+    /**
+     * A new job (another lineage) starts from an unaligned checkpoint 5 of an earlier one, taken
+     * when the aggregator held writer 0's part of it and writer 1's part was in flight. Flink
+     * replays writer 1's part first: checkpoint 5 goes out once, whole, before the new job's own.
+     */
+    @Test
+    void aCheckpointOfAnEarlierJobSplitBetweenStateAndDataInFlightGoesOutWhole() throws Exception {
+        JobID earlier = new JobID();
+        String earlierApp = SUBMITTED.transactionAppId(earlier.toHexString());
+        OperatorSubtaskState atCheckpoint5;
+        try (var before = aggregatorOf(earlier, null, 0)) {
+            send(before, 0, 5, new WriteResult(earlierApp, List.of(result(1)), false));
+            atCheckpoint5 = before.snapshot(5, 5);
+        }
+        JobID later = new JobID();
+        String laterApp = SUBMITTED.transactionAppId(later.toHexString());
+        try (var after = aggregatorOf(later, atCheckpoint5, 5)) {
+            send(after, 1, 5, new WriteResult(earlierApp, List.of(result(2)), false));
+            send(after, 0, 6, new WriteResult(laterApp, List.of(result(3)), false));
+            send(after, 1, 6, new WriteResult(laterApp, List.of(result(4)), false));
+
+            assertThat(summaries(after)).containsExactly(5L, 6L);
+            List<CheckpointResults> out = committables(after);
+            assertThat(out.get(0).appId()).isEqualTo(earlierApp);
+            assertThat(out.get(0).results()).hasSize(2);
+            assertThat(out.get(1).appId()).isEqualTo(laterApp);
+            assertThat(out.get(1).results()).hasSize(2);
+        }
+    }
+
+    /**
      * Writer 0 ends right after checkpoint 5 (its last results get id 6); writer 1 takes part in
      * checkpoint 6 (the abort of 6 reached writer 0 first, or an unaligned barrier overtook writer
      * 1's end of data) and ends with id 7. Checkpoint 7 goes out at once — writer 0 sends nothing
