@@ -28,6 +28,7 @@ import io.deltalite.flink.internal.delta.kernel.PhysicalNames;
 import io.deltalite.flink.internal.delta.kernel.RowTrackingVectors;
 import io.deltalite.flink.internal.delta.kernel.RowsColumnarBatch;
 import io.deltalite.flink.internal.delta.kernel.TableRowDecoder;
+import io.deltalite.flink.internal.delta.kernel.Utf8Strings;
 import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.table.BatchStream;
@@ -424,8 +425,12 @@ final class KernelFileStore implements DataFileStore {
                         }));
     }
 
-    /** The batches of {@code columns} of {@code file}, in its physical order. */
+    /**
+     * The batches of {@code columns} of {@code file}, in its physical order; string columns are
+     * read as their bytes and decoded by the JDK's own decoder ({@link Utf8Strings}).
+     */
     private CloseableIterator<ColumnarBatch> physical(DataFile file, StructType columns) {
+        StructType readColumns = Utf8Strings.readSchema(columns);
         try {
             CloseableIterator<FileReadResult> results =
                     engine.getParquetHandler()
@@ -437,9 +442,12 @@ final class KernelFileStore implements DataFileStore {
                                                                     file.sizeBytes(),
                                                                     file.modificationTime()))
                                                     .iterator()),
-                                    columns,
+                                    readColumns,
                                     Optional.empty());
-            return results.map(FileReadResult::getData);
+            if (readColumns == columns) {
+                return results.map(FileReadResult::getData);
+            }
+            return results.map(result -> Utf8Strings.decoded(result.getData(), columns));
         } catch (IOException | RuntimeException e) {
             throw readFailure(file, e);
         }
