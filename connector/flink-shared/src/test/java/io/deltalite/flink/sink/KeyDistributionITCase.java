@@ -152,14 +152,7 @@ class KeyDistributionITCase {
                 4);
         env.execute("key-distribution-failure-at-" + point);
 
-        assertThat(failures.get()).as("the failure was injected").isEqualTo(1);
-        assertTableEquals(table, script.expected());
-        assertEachCheckpointCommittedOnce(table);
-        // A failure that came close to the end of the input (a loaded machine) may leave notes
-        // of checkpoints numbered after the job's last one, for maintenance; nothing else.
-        assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(table)).isEmpty();
-        assertThat(DeltaHistory.notesNotKeptForMaintenance(table)).isEmpty();
-        assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
+        DeltaLiteFailureITCase.assertRecoveredFromOneFailure(table, script, failures);
     }
 
     /**
@@ -202,14 +195,7 @@ class KeyDistributionITCase {
                 3);
         env.execute("key-only-deletes-failure-at-" + point);
 
-        assertThat(failures.get()).as("the failure was injected").isEqualTo(1);
-        assertTableEquals(table, script.expected());
-        assertEachCheckpointCommittedOnce(table);
-        // A failure that came close to the end of the input (a loaded machine) may leave notes
-        // of checkpoints numbered after the job's last one, for maintenance; nothing else.
-        assertThat(DeltaHistory.uncommittedFilesNoNoteKeeps(table)).isEmpty();
-        assertThat(DeltaHistory.notesNotKeptForMaintenance(table)).isEmpty();
-        assertThat(DeltaHistory.missingReferencedFiles(table)).isEmpty();
+        DeltaLiteFailureITCase.assertRecoveredFromOneFailure(table, script, failures);
     }
 
     /** One write mode per build, rotating with its sample ({@code -Dtests.all=true}: both). */
