@@ -72,11 +72,7 @@ class KeyIndexMetricsITCase {
             assertThat(sum(id, "deltaliteKeyIndexHits")).isPositive();
             assertThat(sum(id, "deltaliteKeyIndexFallbacks")).isZero();
         } finally {
-            job.cancel().get();
-            // Cancelled, not yet stopped: let no merge of this job run into the next test.
-            while (!job.getJobStatus().get().isGloballyTerminalState()) {
-                Thread.sleep(50);
-            }
+            SinkJobs.cancelAndAwaitStop(job);
         }
     }
 

@@ -125,6 +125,25 @@ public final class SinkJobs {
     }
 
     /**
+     * Cancels {@code job} and waits until it stopped, so that no merge of it runs into the next
+     * test; fails if it has not stopped after a minute.
+     */
+    public static void cancelAndAwaitStop(org.apache.flink.core.execution.JobClient job)
+            throws Exception {
+        job.cancel().get(1, java.util.concurrent.TimeUnit.MINUTES);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+        while (!job.getJobStatus()
+                .get(10, java.util.concurrent.TimeUnit.SECONDS)
+                .isGloballyTerminalState()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(
+                        "job " + job.getJobID() + " did not stop within a minute of its cancel");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /**
      * Waits until {@code table} holds {@code commits} more sink commits than {@code before}; fails
      * if the job ends first or two minutes pass.
      */
