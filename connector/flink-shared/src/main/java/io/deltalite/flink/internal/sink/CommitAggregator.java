@@ -373,11 +373,13 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
         if (appId == null) {
             return;
         }
-        if (checkpointId <= lastSent) {
-            dropLate(checkpointId, bucket);
-            return;
+        if (appId.equals(ownAppId)) {
+            if (checkpointId <= lastSent) {
+                dropLate(checkpointId, bucket);
+                return;
+            }
+            lastSent = checkpointId;
         }
-        lastSent = checkpointId;
         output(checkpointId, assembly.assemble(appId, checkpointId, bucket.results, endsInput));
     }
 
