@@ -53,11 +53,13 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * <p><b>Lineages.</b> After a restore into a new job, buckets restored from state belong to the job
  * that prepared them, and new messages to this job's lineage; even their checkpoint ids can collide
- * (the end of the input). Restored buckets of another lineage receive nothing more but the rest of
- * their own messages that an unaligned checkpoint saved in flight — Flink replays those first, and
- * their checkpoint ids are at most the restored one — and are emitted, as they are, before anything
- * of this job, once a message of this job arrives. The writers known to have finished are kept only
- * for the lineage they finished in.
+ * (the end of the input). Every bucket of another job's state is that job's — the state names the
+ * job that wrote it — and receives nothing more but the rest of that job's messages an unaligned
+ * checkpoint saved in flight: Flink replays those before anything new, their checkpoint ids are at
+ * most the restored one, and one the state lacks gets a bucket of its own. Once a message of this
+ * job arrives, they are emitted, as they are, in checkpoint order (the committer takes a checkpoint
+ * at or below one it committed for the same app id as committed already), before anything of this
+ * job. The writers known to have finished are kept only for the lineage they finished in.
  */
 @Internal
 public final class CommitAggregator<T, C> extends AbstractStreamOperator<CommittableMessage<C>>
@@ -136,6 +138,16 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
     private transient String ownAppId;
     private transient TreeMap<Long, Bucket<T>> buckets;
     private transient List<Map.Entry<Long, Bucket<T>>> otherLineages;
+
+    /**
+     * The app id of the job whose snapshot this operator restored, or null (no restore, or state of
+     * a release that did not name it).
+     */
+    private transient String stateLineage;
+
+    /** Whether a message of a checkpoint after the restored one arrived: nothing replays after. */
+    private transient boolean replayOver;
+
     private transient long restoredCheckpointId;
 
     /** Writer subtasks that sent their end-of-input results; they send nothing after. */
@@ -183,9 +195,6 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
                                 new ListStateDescriptor<>(
                                         "deltalite-aggregator-buckets",
                                         BytePrimitiveArraySerializer.INSTANCE));
-        for (byte[] serialized : state.get()) {
-            restore(serialized);
-        }
         finishedState =
                 context.getOperatorStateStore()
                         .getListState(
@@ -195,6 +204,7 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
         for (byte[] serialized : finishedState.get()) {
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
                 String lineage = in.readUTF();
+                stateLineage = lineage;
                 int count = in.readInt();
                 for (int i = 0; i < count; i++) {
                     int subtask = in.readInt();
@@ -215,6 +225,10 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
                 }
             }
         }
+        // Read after the finished writers, which name the job that wrote this state.
+        for (byte[] serialized : state.get()) {
+            restore(serialized);
+        }
     }
 
     @Override
@@ -224,8 +238,14 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
         // Until a message of a checkpoint after the restored one arrives, Flink may be replaying
         // the aggregator's saved input (an unaligned checkpoint): a message of a checkpoint whose
         // other part came back in state belongs with it.
-        boolean replay = !otherLineages.isEmpty() && checkpointId <= restoredCheckpointId;
+        boolean replay = !replayOver && checkpointId <= restoredCheckpointId;
+        replayOver |= !replay;
         Bucket<T> restored = replay ? otherLineageBucket(checkpointId) : null;
+        if (restored == null && replay && restoredFromAnotherJob()) {
+            // Data in flight of the job the state came from, of a checkpoint its state lacks.
+            restored = new Bucket<>();
+            otherLineages.add(Map.entry(checkpointId, restored));
+        }
         if (restored != null) {
             restored.add(message);
             return;
@@ -252,6 +272,11 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
             // A message of this job: whatever was saved in flight came before it.
             emitCompleted();
         }
+    }
+
+    /** Whether the restored state is another job's (a start from its savepoint or checkpoint). */
+    private boolean restoredFromAnotherJob() {
+        return stateLineage != null && !stateLineage.equals(ownAppId);
     }
 
     /**
@@ -316,6 +341,9 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
     /** Restored checkpoints of the job this one was started from go first. */
     private void emitOtherLineages() {
         List<T> adopted = new ArrayList<>();
+        // In checkpoint order: the committer takes a checkpoint at or below one it committed for
+        // the same app id as committed already.
+        otherLineages.sort(Map.Entry.comparingByKey());
         for (Map.Entry<Long, Bucket<T>> restored : otherLineages) {
             if (restored.getKey() == CommittableMessage.EOI) {
                 adopted.addAll(restored.getValue().results);
@@ -496,7 +524,9 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
                     bucket.results.isEmpty()
                             ? null
                             : assembly.writeResult(bucket.results.get(0)).appId();
-            if (lineage == null || lineage.equals(ownAppId)) {
+            // Every bucket of another job's state is that job's, also one whose results were still
+            // in flight (an unaligned checkpoint): Flink replays them into it.
+            if (!restoredFromAnotherJob() && (lineage == null || lineage.equals(ownAppId))) {
                 buckets.put(checkpointId, bucket);
             } else {
                 otherLineages.add(Map.entry(checkpointId, bucket));

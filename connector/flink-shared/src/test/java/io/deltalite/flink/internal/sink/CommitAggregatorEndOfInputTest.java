@@ -293,6 +293,75 @@ class CommitAggregatorEndOfInputTest {
     }
 
     /**
+     * Checkpoint 5 of an earlier job was declined after writer 0 prepared it (writer 1 skipped it);
+     * the aggregator had taken writer 0's summary of 5, its results were in flight, when an
+     * unaligned checkpoint 6 was taken that holds writer 1's part of 6. A new job starts from it.
+     * Checkpoint 5 must reach the committer before 6: the committer takes a checkpoint at or below
+     * one it committed for the same app id as committed already, and 5's changes would be lost.
+     */
+    @Test
+    void anEarlierJobsCheckpointWhoseResultsWereInFlightGoesOutBeforeItsLaterOnes()
+            throws Exception {
+        JobID earlier = new JobID();
+        String earlierApp = SUBMITTED.transactionAppId(earlier.toHexString());
+        OperatorSubtaskState atCheckpoint6;
+        try (var before = aggregatorOf(earlier, null, 0)) {
+            before.processElement(
+                    new StreamRecord<>(Committables.<WriteResult>summary(0, 2, 5, 1)));
+            send(before, 1, 6, new WriteResult(earlierApp, List.of(result(1)), false));
+            atCheckpoint6 = before.snapshot(6, 6);
+        }
+        JobID later = new JobID();
+        String laterApp = SUBMITTED.transactionAppId(later.toHexString());
+        try (var after = aggregatorOf(later, atCheckpoint6, 6)) {
+            // Writer 0's data in flight: its results of 5, then its part of 6.
+            after.processElement(
+                    new StreamRecord<>(
+                            new CommittableWithLineage<>(
+                                    new WriteResult(earlierApp, List.of(result(2)), false), 5, 0)));
+            send(after, 0, 6, new WriteResult(earlierApp, List.of(result(3)), false));
+            send(after, 0, 7, new WriteResult(laterApp, List.of(result(4)), false));
+            send(after, 1, 7, new WriteResult(laterApp, List.of(result(5)), false));
+
+            assertThat(summaries(after)).containsExactly(5L, 6L, 7L);
+            List<CheckpointResults> out = committables(after);
+            assertThat(out)
+                    .extracting(CheckpointResults::appId)
+                    .containsExactly(earlierApp, earlierApp, laterApp);
+            assertThat(out.get(0).results()).hasSize(1);
+            assertThat(out.get(1).results()).hasSize(2);
+        }
+    }
+
+    /**
+     * As above, but all of the earlier job's checkpoint 5 was in flight (writer 0's summary too):
+     * the replay brings a checkpoint the state lacks, and it still goes out before 6.
+     */
+    @Test
+    void anEarlierJobsCheckpointEntirelyInFlightGoesOutBeforeItsLaterOnes() throws Exception {
+        JobID earlier = new JobID();
+        String earlierApp = SUBMITTED.transactionAppId(earlier.toHexString());
+        OperatorSubtaskState atCheckpoint6;
+        try (var before = aggregatorOf(earlier, null, 0)) {
+            send(before, 1, 6, new WriteResult(earlierApp, List.of(result(1)), false));
+            atCheckpoint6 = before.snapshot(6, 6);
+        }
+        JobID later = new JobID();
+        String laterApp = SUBMITTED.transactionAppId(later.toHexString());
+        try (var after = aggregatorOf(later, atCheckpoint6, 6)) {
+            send(after, 0, 5, new WriteResult(earlierApp, List.of(result(2)), false));
+            send(after, 0, 6, new WriteResult(earlierApp, List.of(result(3)), false));
+            send(after, 0, 7, new WriteResult(laterApp, List.of(result(4)), false));
+            send(after, 1, 7, new WriteResult(laterApp, List.of(result(5)), false));
+
+            assertThat(summaries(after)).containsExactly(5L, 6L, 7L);
+            assertThat(committables(after))
+                    .extracting(CheckpointResults::appId)
+                    .containsExactly(earlierApp, earlierApp, laterApp);
+        }
+    }
+
+    /**
      * Writer 0 ends right after checkpoint 5 (its last results get id 6); writer 1 takes part in
      * checkpoint 6 (the abort of 6 reached writer 0 first, or an unaligned barrier overtook writer
      * 1's end of data) and ends with id 7. Checkpoint 7 goes out at once — writer 0 sends nothing
