@@ -461,10 +461,10 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
         super.snapshotState(context);
         List<byte[]> serialized = new ArrayList<>();
         for (Map.Entry<Long, Bucket<T>> entry : buckets.entrySet()) {
-            serialized.add(serialize(entry.getKey(), entry.getValue()));
+            serialized.add(serialize(entry.getKey(), entry.getValue(), false));
         }
         for (Map.Entry<Long, Bucket<T>> restored : otherLineages) {
-            serialized.add(serialize(restored.getKey(), restored.getValue()));
+            serialized.add(serialize(restored.getKey(), restored.getValue(), true));
         }
         state.update(serialized);
         ByteArrayOutputStream finished = new ByteArrayOutputStream();
@@ -481,7 +481,12 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
         finishedState.update(List.of(finished.toByteArray()));
     }
 
-    private byte[] serialize(long checkpointId, Bucket<T> bucket) throws IOException {
+    /**
+     * @param earlier whether the bucket is of the job whose state this job restored (added later,
+     *     after the results: a bucket whose results were still in flight cannot tell by them)
+     */
+    private byte[] serialize(long checkpointId, Bucket<T> bucket, boolean earlier)
+            throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(results.getVersion());
@@ -498,6 +503,7 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
                 out.writeInt(data.length);
                 out.write(data);
             }
+            out.writeBoolean(earlier);
         }
         return bytes.toByteArray();
     }
@@ -524,9 +530,13 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
                     bucket.results.isEmpty()
                             ? null
                             : assembly.writeResult(bucket.results.get(0)).appId();
+            boolean earlier = in.available() > 0 && in.readBoolean();
             // Every bucket of another job's state is that job's, also one whose results were still
-            // in flight (an unaligned checkpoint): Flink replays them into it.
-            if (!restoredFromAnotherJob() && (lineage == null || lineage.equals(ownAppId))) {
+            // in flight (an unaligned checkpoint): Flink replays them into it. So is one this job
+            // had restored from another and kept, after a failover of this job.
+            if (!earlier
+                    && !restoredFromAnotherJob()
+                    && (lineage == null || lineage.equals(ownAppId))) {
                 buckets.put(checkpointId, bucket);
             } else {
                 otherLineages.add(Map.entry(checkpointId, bucket));

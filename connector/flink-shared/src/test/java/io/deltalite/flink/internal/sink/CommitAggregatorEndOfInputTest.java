@@ -334,6 +334,44 @@ class CommitAggregatorEndOfInputTest {
     }
 
     /**
+     * As above, but the new job takes its checkpoint 7 before it read the earlier job's data in
+     * flight (which checkpoint 7 saves again), and fails over to it: the earlier job's buckets stay
+     * the earlier job's — also 5, whose results are still in flight — and go out in order.
+     */
+    @Test
+    void aFailoverBeforeTheReplayOfAnEarlierJobsDataKeepsItsCheckpointsInOrder() throws Exception {
+        JobID earlier = new JobID();
+        String earlierApp = SUBMITTED.transactionAppId(earlier.toHexString());
+        OperatorSubtaskState atCheckpoint6;
+        try (var before = aggregatorOf(earlier, null, 0)) {
+            before.processElement(
+                    new StreamRecord<>(Committables.<WriteResult>summary(0, 2, 5, 1)));
+            send(before, 1, 6, new WriteResult(earlierApp, List.of(result(1)), false));
+            atCheckpoint6 = before.snapshot(6, 6);
+        }
+        JobID later = new JobID();
+        String laterApp = SUBMITTED.transactionAppId(later.toHexString());
+        OperatorSubtaskState atCheckpoint7;
+        try (var started = aggregatorOf(later, atCheckpoint6, 6)) {
+            atCheckpoint7 = started.snapshot(7, 7);
+        }
+        try (var again = aggregatorOf(later, atCheckpoint7, 7)) {
+            again.processElement(
+                    new StreamRecord<>(
+                            new CommittableWithLineage<>(
+                                    new WriteResult(earlierApp, List.of(result(2)), false), 5, 0)));
+            send(again, 0, 6, new WriteResult(earlierApp, List.of(result(3)), false));
+            send(again, 0, 8, new WriteResult(laterApp, List.of(result(4)), false));
+            send(again, 1, 8, new WriteResult(laterApp, List.of(result(5)), false));
+
+            assertThat(summaries(again)).containsExactly(5L, 6L, 8L);
+            assertThat(committables(again))
+                    .extracting(CheckpointResults::appId)
+                    .containsExactly(earlierApp, earlierApp, laterApp);
+        }
+    }
+
+    /**
      * As above, but all of the earlier job's checkpoint 5 was in flight (writer 0's summary too):
      * the replay brings a checkpoint the state lacks, and it still goes out before 6.
      */
