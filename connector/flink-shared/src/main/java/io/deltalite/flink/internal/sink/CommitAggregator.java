@@ -250,17 +250,13 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
             restored.add(message);
             return;
         }
-        Bucket<T> bucket = buckets.computeIfAbsent(checkpointId, id -> new Bucket<>());
+        buckets.computeIfAbsent(checkpointId, id -> new Bucket<>()).add(message);
         if (message instanceof CommittableSummary<T> summary) {
-            bucket.expectedSubtasks = summary.getNumberOfSubtasks();
             forgetFinishedUnlessAt(summary.getNumberOfSubtasks());
-            bucket.reported.add(summary.getSubtaskId());
-            bucket.expectedResults += summary.getNumberOfCommittables();
             if (checkpointId == CommittableMessage.EOI) {
                 finishedSubtasks.add(summary.getSubtaskId());
             }
         } else if (message instanceof CommittableWithLineage<T> result) {
-            bucket.results.add(result.getCommittable());
             if (assembly.writeResult(result.getCommittable()).endOfInput()) {
                 // With checkpoints, Flink sends a writer's last results with a checkpoint id
                 // (not as end of input): the writer says so itself.
@@ -551,7 +547,7 @@ public final class CommitAggregator<T, C> extends AbstractStreamOperator<Committ
         int expectedResults;
         final List<T> results = new ArrayList<>();
 
-        /** Adds a message of another lineage's checkpoint, which goes out as it is. */
+        /** Adds a writer's summary or result of this checkpoint. */
         void add(CommittableMessage<T> message) {
             if (message instanceof CommittableSummary<T> summary) {
                 expectedSubtasks = summary.getNumberOfSubtasks();

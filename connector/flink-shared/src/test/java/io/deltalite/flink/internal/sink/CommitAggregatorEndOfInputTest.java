@@ -136,6 +136,26 @@ class CommitAggregatorEndOfInputTest {
         harness.processElement(
                 new StreamRecord<>(
                         Committables.<WriteResult>summary(subtask, writers, checkpoint, 1)));
+        sendResult(harness, subtask, checkpoint, result);
+    }
+
+    /** Only the summary of a writer's part of a checkpoint: its result is still in flight. */
+    private static void sendSummary(
+            OneInputStreamOperatorTestHarness<CommittableMessage<WriteResult>, ?> harness,
+            int subtask,
+            long checkpoint)
+            throws Exception {
+        harness.processElement(
+                new StreamRecord<>(Committables.<WriteResult>summary(subtask, 2, checkpoint, 1)));
+    }
+
+    /** Only the result of a writer's part of a checkpoint, whose summary came before. */
+    private static void sendResult(
+            OneInputStreamOperatorTestHarness<CommittableMessage<WriteResult>, ?> harness,
+            int subtask,
+            long checkpoint,
+            WriteResult result)
+            throws Exception {
         harness.processElement(
                 new StreamRecord<>(new CommittableWithLineage<>(result, checkpoint, subtask)));
     }
@@ -189,8 +209,6 @@ class CommitAggregatorEndOfInputTest {
             send(after, 1, 4, new WriteResult(app, List.of(), true));
             after.endInput();
 
-            System.out.println(
-                    "DEBUG " + after.getOutput() + " app " + app + " own " + after.getOperator());
             assertThat(summaries(after)).doesNotHaveDuplicates();
             assertThat(committables(after))
                     .allSatisfy(checkpoint -> assertThat(checkpoint.results()).isEmpty());
@@ -306,8 +324,7 @@ class CommitAggregatorEndOfInputTest {
         String earlierApp = SUBMITTED.transactionAppId(earlier.toHexString());
         OperatorSubtaskState atCheckpoint6;
         try (var before = aggregatorOf(earlier, null, 0)) {
-            before.processElement(
-                    new StreamRecord<>(Committables.<WriteResult>summary(0, 2, 5, 1)));
+            sendSummary(before, 0, 5);
             send(before, 1, 6, new WriteResult(earlierApp, List.of(result(1)), false));
             atCheckpoint6 = before.snapshot(6, 6);
         }
@@ -315,10 +332,7 @@ class CommitAggregatorEndOfInputTest {
         String laterApp = SUBMITTED.transactionAppId(later.toHexString());
         try (var after = aggregatorOf(later, atCheckpoint6, 6)) {
             // Writer 0's data in flight: its results of 5, then its part of 6.
-            after.processElement(
-                    new StreamRecord<>(
-                            new CommittableWithLineage<>(
-                                    new WriteResult(earlierApp, List.of(result(2)), false), 5, 0)));
+            sendResult(after, 0, 5, new WriteResult(earlierApp, List.of(result(2)), false));
             send(after, 0, 6, new WriteResult(earlierApp, List.of(result(3)), false));
             send(after, 0, 7, new WriteResult(laterApp, List.of(result(4)), false));
             send(after, 1, 7, new WriteResult(laterApp, List.of(result(5)), false));
@@ -344,8 +358,7 @@ class CommitAggregatorEndOfInputTest {
         String earlierApp = SUBMITTED.transactionAppId(earlier.toHexString());
         OperatorSubtaskState atCheckpoint6;
         try (var before = aggregatorOf(earlier, null, 0)) {
-            before.processElement(
-                    new StreamRecord<>(Committables.<WriteResult>summary(0, 2, 5, 1)));
+            sendSummary(before, 0, 5);
             send(before, 1, 6, new WriteResult(earlierApp, List.of(result(1)), false));
             atCheckpoint6 = before.snapshot(6, 6);
         }
@@ -356,10 +369,7 @@ class CommitAggregatorEndOfInputTest {
             atCheckpoint7 = started.snapshot(7, 7);
         }
         try (var again = aggregatorOf(later, atCheckpoint7, 7)) {
-            again.processElement(
-                    new StreamRecord<>(
-                            new CommittableWithLineage<>(
-                                    new WriteResult(earlierApp, List.of(result(2)), false), 5, 0)));
+            sendResult(again, 0, 5, new WriteResult(earlierApp, List.of(result(2)), false));
             send(again, 0, 6, new WriteResult(earlierApp, List.of(result(3)), false));
             send(again, 0, 8, new WriteResult(laterApp, List.of(result(4)), false));
             send(again, 1, 8, new WriteResult(laterApp, List.of(result(5)), false));
