@@ -75,6 +75,47 @@ public final class KernelInternals {
     }
 
     /**
+     * The Parquet schema Kernel's Parquet writer gives the files it writes with {@code
+     * physicalSchema} (field names, types, repetition and field ids), or null when this Kernel does
+     * not say. Kernel keeps the conversion package-private ({@code ParquetSchemaUtils}); deltalite
+     * asks it, rather than converting on its own, so that "written as Kernel writes now" stays
+     * exact.
+     */
+    public static org.apache.parquet.schema.MessageType parquetSchemaOfWrites(
+            io.delta.kernel.types.StructType physicalSchema) {
+        java.lang.invoke.MethodHandle convert = ParquetSchemas.TO_PARQUET;
+        if (convert == null) {
+            return null;
+        }
+        try {
+            return (org.apache.parquet.schema.MessageType) convert.invoke(physicalSchema);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Kernel's {@code ParquetSchemaUtils.toParquetSchema}, looked up once; null if missing. */
+    private static final class ParquetSchemas {
+        static final java.lang.invoke.MethodHandle TO_PARQUET = lookUp();
+
+        private static java.lang.invoke.MethodHandle lookUp() {
+            try {
+                java.lang.reflect.Method method =
+                        Class.forName(
+                                        "io.delta.kernel.defaults.internal.parquet.ParquetSchemaUtils")
+                                .getDeclaredMethod(
+                                        "toParquetSchema", io.delta.kernel.types.StructType.class);
+                method.setAccessible(true);
+                return java.lang.invoke.MethodHandles.lookup().unreflect(method);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return null;
+            }
+        }
+    }
+
+    /**
      * Checks Delta table properties as Kernel does when it creates a table: an unknown {@code
      * delta.*} key or an invalid value throws Kernel's exception, which names the property.
      */

@@ -368,18 +368,26 @@ final class DeltaTableSnapshot implements TableSnapshot {
                 .forEach(
                         (partition, added) -> {
                             List<DataFileStatus> statuses = new ArrayList<>(added.size());
+                            // New files that come with a deletion vector (a fold that joined
+                            // files with theirs), by path: their add actions get it.
+                            Map<String, DataFile> newWithVectors = new HashMap<>();
                             for (DataFile file : added) {
-                                if (file.hasDeletionVector()) {
-                                    actions.add(
-                                            vectorAdd(
-                                                    file,
-                                                    removedAdds.get(file.path()),
-                                                    vectorsAllowed));
+                                Row listed = removedAdds.get(file.path());
+                                if (file.hasDeletionVector() && listed != null) {
+                                    actions.add(vectorAdd(file, listed, vectorsAllowed));
                                 } else {
+                                    if (file.hasDeletionVector()) {
+                                        requireVectorsAllowed(file, vectorsAllowed);
+                                        newWithVectors.put(file.name(), file);
+                                    }
                                     statuses.add(toStatus(file));
                                 }
                             }
+                            int before = actions.size();
                             appendActions(state, partition, statuses, true, actions);
+                            if (!newWithVectors.isEmpty()) {
+                                withVectors(actions, before, newWithVectors);
+                            }
                         });
         commit.compactedInto()
                 .forEach(
@@ -464,6 +472,12 @@ final class DeltaTableSnapshot implements TableSnapshot {
     }
 
     private Row vectorAdd(DataFile file, Row listed, boolean vectorsAllowed) {
+        requireVectorsAllowed(file, vectorsAllowed);
+        return KernelInternals.addWithDeletionVector(
+                listed, file.deletionVector(), files.dataSchema());
+    }
+
+    private void requireVectorsAllowed(DataFile file, boolean vectorsAllowed) {
         if (!vectorsAllowed) {
             throw new IllegalStateException(
                     "Version "
@@ -474,17 +488,39 @@ final class DeltaTableSnapshot implements TableSnapshot {
                             + file.path()
                             + " one");
         }
-        if (listed == null) {
-            throw new IllegalStateException(
-                    "The commit gives "
-                            + file.path()
-                            + " a deletion vector without removing the file as listed in version "
-                            + snapshot.getVersion()
-                            + " of "
-                            + table.location());
+    }
+
+    /**
+     * Gives the add actions from {@code from} on that add one of {@code files} (by file name: new
+     * files have unique names) its deletion vector: the action Kernel generated (partition values,
+     * statistics, tags), with the vector and statistics without tight bounds.
+     */
+    private void withVectors(List<Row> actions, int from, Map<String, DataFile> files) {
+        int matched = 0;
+        for (int i = from; i < actions.size(); i++) {
+            Row action = actions.get(i);
+            Row add = action.getStruct(action.getSchema().indexOf("add"));
+            String path = absolutePath(tableRoot(), add.getString(add.getSchema().indexOf("path")));
+            DataFile file = files.get(path.substring(path.lastIndexOf('/') + 1));
+            if (file != null) {
+                actions.set(
+                        i,
+                        KernelInternals.addWithDeletionVector(
+                                add, file.deletionVector(), this.files.dataSchema()));
+                matched++;
+            }
         }
-        return KernelInternals.addWithDeletionVector(
-                listed, file.deletionVector(), files.dataSchema());
+        if (matched != files.size()) {
+            throw new IllegalStateException(
+                    "Of the "
+                            + files.size()
+                            + " new files of a commit to "
+                            + table.location()
+                            + " that come with a deletion vector, "
+                            + matched
+                            + " were found among Kernel's add actions: "
+                            + files.keySet());
+        }
     }
 
     private DataFileStatus toStatus(DataFile file) {

@@ -98,6 +98,9 @@ final class KernelFileStore implements DataFileStore {
     /** Reads the materialized row-id column alone; null when the table does not track rows. */
     private final KeyIdentityReader rowIdReader;
 
+    /** Joins small files row group by row group, for folds (none in a table that keeps row ids). */
+    private final RowGroupSplice splice;
+
     KernelFileStore(DeltaTable table) {
         this.table = table;
         this.engine = table.engine();
@@ -131,6 +134,13 @@ final class KernelFileStore implements DataFileStore {
                         : new KeyIdentityReader(
                                 List.of(tracking.rowId()),
                                 List.of(ValueType.of(ValueType.Kind.BIGINT)));
+        this.splice =
+                new RowGroupSplice(
+                        table.fileIO(),
+                        tracking == null
+                                ? io.deltalite.flink.internal.delta.kernel.KernelInternals
+                                        .parquetSchemaOfWrites(dataSchema)
+                                : null);
     }
 
     StructType dataSchema() {
@@ -536,27 +546,7 @@ final class KernelFileStore implements DataFileStore {
                 DataWriteContext context =
                         Transaction.getWriteContext(
                                 engine, table.writeState(), partitionCodec.toLiterals(partition));
-                // Kernel's choice (the first delta.dataSkippingNumIndexedCols leaf columns), minus
-                // the partition columns it names under their physical names in a column-mapped
-                // table (they are not in the data files), plus the keys and the clustering columns
-                // (Delta requires statistics for these; Kernel's choice may miss them).
-                Set<Column> statistics = new LinkedHashSet<>();
-                for (Column column : context.getStatisticsColumns()) {
-                    if (dataSchema.fieldNames().contains(column.getNames()[0])) {
-                        statistics.add(column);
-                    }
-                }
-                statistics.addAll(keyColumns);
-                for (Column column : table.physicalClusteringColumns()) {
-                    // as the data schema spells it: the clustering metadata may differ in case
-                    String[] path = column.getNames().clone();
-                    for (String name : dataSchema.fieldNames()) {
-                        if (name.equalsIgnoreCase(path[0])) {
-                            path[0] = name;
-                            statistics.add(new Column(path));
-                        }
-                    }
-                }
+                List<Column> statistics = statisticsColumns(context);
                 CloseableIterator<DataFileStatus> statuses =
                         engine.getParquetHandler()
                                 .writeParquetFiles(
@@ -569,7 +559,7 @@ final class KernelFileStore implements DataFileStore {
                                                         writeSchema.equals(rowSchema)
                                                                 ? null
                                                                 : writeSchema)),
-                                        new ArrayList<>(statistics));
+                                        statistics);
                 try (statuses) {
                     while (statuses.hasNext()) {
                         DataFileStatus status = statuses.next();
@@ -604,6 +594,97 @@ final class KernelFileStore implements DataFileStore {
                 }
                 throw new DeltaLiteException(message, e);
             }
+        }
+    }
+
+    /**
+     * The columns a new file gets statistics for: Kernel's choice (the first {@code
+     * delta.dataSkippingNumIndexedCols} leaf columns), minus the partition columns it names under
+     * their physical names in a column-mapped table (they are not in the data files), plus the keys
+     * and the clustering columns (Delta requires statistics for these; Kernel's choice may miss
+     * them).
+     */
+    private List<Column> statisticsColumns(DataWriteContext context) {
+        Set<Column> statistics = new LinkedHashSet<>();
+        for (Column column : context.getStatisticsColumns()) {
+            if (dataSchema.fieldNames().contains(column.getNames()[0])) {
+                statistics.add(column);
+            }
+        }
+        statistics.addAll(keyColumns);
+        for (Column column : table.physicalClusteringColumns()) {
+            // as the data schema spells it: the clustering metadata may differ in case
+            String[] path = column.getNames().clone();
+            for (String name : dataSchema.fieldNames()) {
+                if (name.equalsIgnoreCase(path[0])) {
+                    path[0] = name;
+                    statistics.add(new Column(path));
+                }
+            }
+        }
+        return new ArrayList<>(statistics);
+    }
+
+    @Override
+    public DataFile splice(
+            PartitionValues partition,
+            List<DataFile> files,
+            io.deltalite.flink.internal.merge.value.KeyGroups keys) {
+        try (RowGroupSplice.Inputs inputs = splice.open(files)) {
+            if (inputs == null) {
+                return null;
+            }
+            DataWriteContext context =
+                    Transaction.getWriteContext(
+                            engine, table.writeState(), partitionCodec.toLiterals(partition));
+            String directory =
+                    keys == null
+                            ? targetDirectory(context)
+                            : targetDirectory(context) + "/" + keys.folder();
+            // Named as Kernel names the files it writes.
+            String path =
+                    new org.apache.hadoop.fs.Path(
+                                    directory, java.util.UUID.randomUUID() + "-000.parquet")
+                            .toString();
+            splice.write(inputs, path);
+            try {
+                FileStatus written = table.fileIO().getFileStatus(path);
+                path = table.fileIO().resolvePath(path);
+                DataFileStatistics statistics =
+                        io.delta.kernel.defaults.internal.parquet.ParquetStatsReader
+                                .readDataFileStatistics(
+                                        table.fileIO().newInputFile(path, written.getSize()),
+                                        dataSchema,
+                                        statisticsColumns(context));
+                return toDataFile(
+                        new DataFileStatus(
+                                path,
+                                written.getSize(),
+                                written.getModificationTime(),
+                                Optional.of(statistics)));
+            } catch (IOException | RuntimeException e) {
+                table.deleteQuietly(path);
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof DeltaLiteException deltaLite) {
+                throw deltaLite;
+            }
+            String message =
+                    "Joining "
+                            + files.size()
+                            + " small data files of partition "
+                            + partition.describe(schema.partitionColumns())
+                            + " of Delta table "
+                            + table.location()
+                            + " into one failed: "
+                            + io.deltalite.flink.internal.merge.table.Causes.rootMessage(e)
+                            + ". Nothing was committed.";
+            if (io.deltalite.flink.internal.merge.table.Causes.has(e, IOException.class)) {
+                throw new io.deltalite.flink.exceptions.DeltaLiteStorageException(
+                        message + " The job commits the checkpoint when it restarts.", e);
+            }
+            throw new DeltaLiteException(message, e);
         }
     }
 

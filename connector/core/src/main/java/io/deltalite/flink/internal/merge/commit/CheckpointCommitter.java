@@ -504,7 +504,8 @@ public final class CheckpointCommitter {
                 // Vectors are only valid on the files they were planned against, and only while
                 // the table allows them (someone may have turned them off meanwhile).
                 if (LiveSetFingerprint.of(liveFiles).equals(result.baseFingerprint())
-                        && (result.vectorFiles().isEmpty() || snapshot.allowsDeletionVectors())) {
+                        && (result.filesWithDeletionVectors().isEmpty()
+                                || snapshot.allowsDeletionVectors())) {
                     continue;
                 }
                 LOG.info(

@@ -258,6 +258,25 @@ public record PartitionWriteResult(
                 unmatchedKeyOnlyDeletes);
     }
 
+    /**
+     * The files it adds that carry a deletion vector: the vector files, and the files a fold joined
+     * from small files with theirs (survivor files, see {@code PartitionMerger}).
+     */
+    public List<DataFile> filesWithDeletionVectors() {
+        List<DataFile> files = new ArrayList<>(vectorFiles);
+        for (DataFile file : survivorFiles) {
+            if (file.hasDeletionVector()) {
+                files.add(file);
+            }
+        }
+        for (DataFile file : upsertFiles) {
+            if (file.hasDeletionVector()) {
+                files.add(file);
+            }
+        }
+        return files;
+    }
+
     /** Whether this result only compacts: it removes, adds and deletes nothing else. */
     public boolean changesNoData() {
         return removedFiles.isEmpty()

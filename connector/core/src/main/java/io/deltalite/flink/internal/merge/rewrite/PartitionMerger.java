@@ -26,6 +26,8 @@ import io.deltalite.flink.internal.merge.table.MergeTable;
 import io.deltalite.flink.internal.merge.table.TableSnapshot;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.DeletedKeys;
+import io.deltalite.flink.internal.merge.value.DeletionVector;
+import io.deltalite.flink.internal.merge.value.DeletionVectorRef;
 import io.deltalite.flink.internal.merge.value.KeyGroups;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.internal.merge.value.RowKey;
@@ -355,7 +357,7 @@ public final class PartitionMerger {
                 upserts,
                 rewrite.survivorOutput,
                 rewrite.vectorOutput,
-                vectorFilePaths(rewrite.vectorOutput, vectors),
+                vectorFilePaths(rewrite, vectors),
                 deletedKeys,
                 stats,
                 io.deltalite.flink.internal.merge.result.Compaction.NONE,
@@ -925,9 +927,27 @@ public final class PartitionMerger {
                                     false, rewriteLane(partition, lane, matcher, found, copied)));
         }
         // Each fold becomes files of its own: its inputs are one size tier, its output the next.
+        Map<String, PartitionKeyIndex.Located> hits = located;
+        LongAdder splicedVectorBytes = new LongAdder();
         for (List<DataFile> bin : folds) {
             lanes.add(
-                    () -> new LaneOutput(false, foldLane(partition, bin, matcher, found, copied)));
+                    () -> {
+                        DataFile joined =
+                                joinedFold(
+                                        partition,
+                                        bin,
+                                        matcher,
+                                        hits,
+                                        vectors,
+                                        found,
+                                        copied,
+                                        splicedVectorBytes);
+                        return new LaneOutput(
+                                false,
+                                joined != null
+                                        ? List.of(joined)
+                                        : foldLane(partition, bin, matcher, found, copied));
+                    });
         }
         Set<RowKey> foundFresh = ConcurrentHashMap.newKeySet();
         if (!freshMatched.isEmpty()) {
@@ -953,6 +973,7 @@ public final class PartitionMerger {
         rewrite.foundKeys.addAll(found);
         rewrite.foundFreshKeys.addAll(foundFresh);
         rewrite.copiedRows = copied.sum();
+        rewrite.vectorBytes += splicedVectorBytes.sum();
         return rewrite;
     }
 
@@ -1146,6 +1167,22 @@ public final class PartitionMerger {
         return marked.isEmpty() ? List.of() : List.of(vectors.path());
     }
 
+    /**
+     * The deletion vector file the files of {@code rewrite} refer to, if any: its marked files and
+     * the files its folds joined.
+     */
+    private static List<String> vectorFilePaths(Rewrite rewrite, DeletionVectorSink vectors) {
+        if (!rewrite.vectorOutput.isEmpty()) {
+            return List.of(vectors.path());
+        }
+        for (DataFile file : rewrite.survivorOutput) {
+            if (file.hasDeletionVector()) {
+                return List.of(vectors.path());
+            }
+        }
+        return List.of();
+    }
+
     private List<DataFile> rewriteLane(
             PartitionValues partition,
             List<DataFile> files,
@@ -1157,6 +1194,107 @@ public final class PartitionMerger {
                 partition,
                 new SurvivorStream(store, files, keys, found, copied),
                 KeyGroups.covering(files));
+    }
+
+    /**
+     * A fold that joins its files instead of merging their rows: one new file holding the bin's
+     * Parquet row groups as they are ({@link DataFileStore#splice}), whose deletion vector is the
+     * union of the files' vectors and the rows of the changed keys, each moved to where its file's
+     * rows land. It costs a copy of the bin's bytes, where a merge decodes, sorts and encodes every
+     * row, so a fold no longer makes its checkpoint slow. The new file comes with its vector in the
+     * same commit, a survivor file like any fold's output: valid only on the files the merge
+     * planned against.
+     *
+     * <p>Not when the bin's rows would be too dead: if the vector would delete more than {@code
+     * compaction.deleted-rows-threshold} of them, the fold merges rows, so that no joined file is
+     * born worn (and dead rows do not pile up tier after tier). Nor when the store cannot splice
+     * the files as they are (another layout, a table that keeps row ids, too many row groups). The
+     * output is then not sorted by key as a merged fold's is: each row group is, the file is the
+     * row groups of its inputs in turn.
+     *
+     * @return the new file, or null to merge the bin's rows instead
+     */
+    private DataFile joinedFold(
+            PartitionValues partition,
+            List<DataFile> bin,
+            KeyMatcher keys,
+            Map<String, PartitionKeyIndex.Located> located,
+            DeletionVectorSink vectors,
+            Set<RowKey> found,
+            LongAdder copied,
+            LongAdder vectorBytes) {
+        if (vectors == null) {
+            return null;
+        }
+        List<DeletionVector> deleted = new ArrayList<>(bin.size());
+        List<RowKey> foundHere = new ArrayList<>();
+        long[] offsets = new long[bin.size()];
+        long rows = 0;
+        long dead = 0;
+        for (int i = 0; i < bin.size(); i++) {
+            DataFile file = bin.get(i);
+            if (!file.hasStatistics()) {
+                return null;
+            }
+            long[] positions;
+            DeletionVector existing;
+            if (located != null) {
+                PartitionKeyIndex.Located hit = located.get(file.path());
+                positions = hit == null ? new long[0] : hit.positions();
+                existing =
+                        hit != null && hit.deletionVector() != null
+                                ? hit.deletionVector()
+                                : store.readDeletionVector(file);
+                if (hit != null) {
+                    if (hit.physicalRows() != file.numRecords()) {
+                        return null; // statistics that disagree with the rows: merge them
+                    }
+                    foundHere.addAll(hit.keys());
+                }
+            } else {
+                KeyHits hits = store.locateKeys(file, keys.changed(), false);
+                if (hits.physicalRows() != file.numRecords()) {
+                    return null;
+                }
+                positions = hits.positions();
+                existing = store.readDeletionVector(file);
+                foundHere.addAll(hits.foundKeys());
+            }
+            DeletionVector union = existing.union(positions);
+            deleted.add(union);
+            offsets[i] = rows;
+            rows += file.numRecords();
+            dead += union.cardinality();
+        }
+        if (dead > options.compaction().deletedRowsThreshold() * rows) {
+            return null;
+        }
+        DataFile joined = store.splice(partition, bin, KeyGroups.covering(bin));
+        if (joined == null) {
+            return null;
+        }
+        if (joined.numRecords() != rows) {
+            store.deleteUncommitted(joined);
+            throw new IllegalStateException(
+                    "Joining "
+                            + bin.size()
+                            + " files of "
+                            + rows
+                            + " rows into one gave "
+                            + joined.numRecords()
+                            + " rows ("
+                            + joined.path()
+                            + ")");
+        }
+        found.addAll(foundHere);
+        copied.add(rows - dead);
+        DeletionVector vector = DeletionVector.concatenated(deleted, offsets);
+        if (vector.isEmpty()) {
+            return joined;
+        }
+        DeletionVectorRef ref = vectors.add(vector);
+        vectorBytes.add(ref.sizeInBytes() + 8L);
+        return joined.withDeletionVector(ref, joined.logStatistics());
     }
 
     /**

@@ -191,6 +191,23 @@ public interface DataFileStore {
      */
     List<DataFile> write(PartitionValues partition, BatchStream batches, KeyGroups keys);
 
+    /**
+     * Writes one new data file of {@code partition} (in the folder of {@code keys}, as {@link
+     * #write(PartitionValues, BatchStream, KeyGroups)}) that holds every row of {@code files} —
+     * deleted ones too — in their order, file after file, by copying their Parquet row groups as
+     * they are: nothing is decoded or compressed again. The rows of file {@code i} start at the sum
+     * of the row counts of the files before it, which are their {@link DataFile#numRecords}. The
+     * result has fresh statistics and no deletion vector; the caller gives it the files' deletion
+     * vectors, moved to their new positions.
+     *
+     * @return the new file, or null when these files cannot be spliced (their layout is not the one
+     *     this store writes now, a file's row count differs from its statistics', the table keeps
+     *     row ids, or the result would hold too many row groups): then nothing was written
+     */
+    default DataFile splice(PartitionValues partition, List<DataFile> files, KeyGroups keys) {
+        return null;
+    }
+
     /** Deletes a data file that was written but will never be committed. Best effort. */
     void deleteUncommitted(DataFile file);
 

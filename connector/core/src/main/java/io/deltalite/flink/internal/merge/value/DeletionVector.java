@@ -2,6 +2,7 @@ package io.deltalite.flink.internal.merge.value;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -74,6 +75,34 @@ public final class DeletionVector {
                         merged.merge(key, bitmap.clone(), (a, b) -> RoaringBitmap.or(a, b)));
         merged.values().forEach(RoaringBitmap::runOptimize);
         return new DeletionVector(merged);
+    }
+
+    /**
+     * The deletion vector of a file that holds the rows of several files one after the other: the
+     * rows {@code vectors[i]} deletes, moved down by {@code offsets[i]} (where file {@code i}'s
+     * first row lands).
+     */
+    public static DeletionVector concatenated(List<DeletionVector> vectors, long[] offsets) {
+        if (vectors.size() != offsets.length) {
+            throw new IllegalArgumentException(
+                    vectors.size() + " deletion vectors but " + offsets.length + " offsets");
+        }
+        NavigableMap<Integer, RoaringBitmap> buckets = new TreeMap<>();
+        for (int i = 0; i < offsets.length; i++) {
+            long offset = offsets[i];
+            if (offset < 0) {
+                throw new IllegalArgumentException("negative row offset " + offset);
+            }
+            for (Map.Entry<Integer, RoaringBitmap> bucket : vectors.get(i).buckets.entrySet()) {
+                long high = Integer.toUnsignedLong(bucket.getKey()) << 32;
+                org.roaringbitmap.IntIterator positions = bucket.getValue().getIntIterator();
+                while (positions.hasNext()) {
+                    add(buckets, offset + high + Integer.toUnsignedLong(positions.next()));
+                }
+            }
+        }
+        buckets.values().forEach(RoaringBitmap::runOptimize);
+        return new DeletionVector(buckets);
     }
 
     public boolean contains(long position) {

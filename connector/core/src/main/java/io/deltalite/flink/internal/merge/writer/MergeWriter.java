@@ -583,7 +583,7 @@ public final class MergeWriter implements AutoCloseable {
     private void deleteReplacedVectorFiles() {
         Set<String> referenced = new HashSet<>();
         for (PartitionWriteResult result : current.values()) {
-            for (DataFile file : result.vectorFiles()) {
+            for (DataFile file : result.filesWithDeletionVectors()) {
                 referenced.add(table.files().deletionVectorPath(file.deletionVector()));
             }
         }

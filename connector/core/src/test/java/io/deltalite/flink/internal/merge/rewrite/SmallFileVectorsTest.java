@@ -14,6 +14,7 @@ import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.sink.WriteMode;
 import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.ParquetFooters;
 import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -98,53 +99,150 @@ class SmallFileVectorsTest {
     }
 
     @Test
-    void aFullTierOfMarkedSmallFilesIsFoldedIntoOneSortedFileWithoutTheirDeletedRows() {
+    void aFullTierOfMarkedSmallFilesIsJoinedIntoOneFileThatCarriesTheirDeletedRowsAsAVector()
+            throws IOException {
+        Map<Long, String> model = new TreeMap<>();
+        try (UpsertHarness harness = fullTierOfMarkedFiles(DV_OPTIONS, model)) {
+            // One update in the tier: the four files become one, their row groups copied as they
+            // are, with a vector that deletes the updated row and the three rows theirs deleted.
+            harness.upsert(7L, "again");
+            model.put(7L, "again");
+            CommitOutcome outcome = harness.commit();
+
+            assertThat(outcome.stats().filesCompacted()).as("a fold, not a compaction").isZero();
+            assertThat(outcome.stats().rowsCopied()).isEqualTo(83 - 3 - 1);
+            FoldActions fold = FoldActions.of(DeltaHistory.actions(dir, outcome.version()));
+            assertThat(fold.removes())
+                    .hasSize(4)
+                    .allMatch(remove -> remove.get("dataChange").asBoolean());
+            assertThat(fold.adds())
+                    .as("the upsert file and the joined file, as data changes")
+                    .hasSize(2)
+                    .allMatch(add -> add.get("dataChange").asBoolean());
+            JsonNode joined =
+                    fold.adds().stream()
+                            .filter(add -> add.hasNonNull("deletionVector"))
+                            .findFirst()
+                            .orElseThrow(() -> new AssertionError("no add with a vector: " + fold));
+            assertThat(joined.get("deletionVector").get("cardinality").asLong()).isEqualTo(4);
+            JsonNode stats = JSON.readTree(joined.get("stats").asText());
+            assertThat(stats.get("numRecords").asLong())
+                    .as("every row of the four files")
+                    .isEqualTo(83);
+            assertThat(stats.get("tightBounds").asBoolean())
+                    .as("bounds of a file with deleted rows are not tight")
+                    .isFalse();
+            String path = dir.resolve(joined.get("path").asText()).toString();
+            assertThat(ParquetFooters.rowGroupRows(path))
+                    .as("the four files' row groups, copied")
+                    .containsExactlyInAnyOrder(20L, 21L, 21L, 21L);
+
+            Map<String, List<Object[]>> files = KernelTableReader.readByFile(dir.toString());
+            assertThat(files.values().stream().mapToInt(List::size).sorted().boxed().toList())
+                    .as("live rows per file: the upsert file, the joined file")
+                    .containsExactly(1, 79);
+            assertThat(readTable()).isEqualTo(model);
+
+            // The joined file is a file like any other: its rows are found, marked and folded.
+            harness.upsert(21L, "later");
+            model.put(21L, "later");
+            harness.commit();
+            assertThat(readTable()).isEqualTo(model);
+        }
+    }
+
+    @Test
+    void aTierWhoseRowsAreTooDeadToJoinIsMergedIntoOneSortedFileWithoutThem() {
+        Map<Long, String> model = new TreeMap<>();
+        try (UpsertHarness harness = fullTierOfMarkedFiles(DV_OPTIONS, model)) {
+            // 20 updates in the tier: with the 3 rows deleted before, 23 of its 83 rows are
+            // dead, more than compaction.deleted-rows-threshold (a fifth): the fold merges rows.
+            for (long id = 40; id < 60; id++) {
+                harness.upsert(id, "again");
+                model.put(id, "again");
+            }
+            CommitOutcome outcome = harness.commit();
+
+            assertThat(outcome.stats().deletionVectorsWritten()).isZero();
+            assertThat(outcome.stats().filesCompacted()).as("a fold, not a compaction").isZero();
+            assertThat(outcome.stats().rowsCopied()).isEqualTo(83 - 23);
+            FoldActions fold = FoldActions.of(DeltaHistory.actions(dir, outcome.version()));
+            assertThat(fold.removes())
+                    .hasSize(4)
+                    .allMatch(remove -> remove.get("dataChange").asBoolean());
+            assertThat(fold.adds())
+                    .as("the upsert file and the fold's file, with no vector, as data changes")
+                    .hasSize(2)
+                    .allMatch(add -> add.get("dataChange").asBoolean())
+                    .allMatch(add -> add.get("deletionVector") == null);
+            Map<String, List<Object[]>> files = KernelTableReader.readByFile(dir.toString());
+            assertThat(files.values().stream().mapToInt(List::size).sorted().boxed().toList())
+                    .as("rows per file: the upsert file, the fold's file")
+                    .containsExactly(20, 60);
+            List<Object[]> folded =
+                    files.values().stream().filter(rows -> rows.size() == 60).findFirst().get();
+            for (int row = 1; row < folded.size(); row++) {
+                assertThat((Long) folded.get(row)[0])
+                        .as("keys ascend in the folded file")
+                        .isGreaterThan((Long) folded.get(row - 1)[0]);
+            }
+            assertThat(readTable()).isEqualTo(model);
+        }
+    }
+
+    private static final MergeOptions DV_OPTIONS =
+            MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS);
+
+    /**
+     * A table whose one partition holds a full size tier: four tiny files of 20 new keys each, the
+     * last three of them with one row more that updates a key of the file before, which gets a
+     * deletion vector (83 rows on disk, 3 of them deleted).
+     */
+    private UpsertHarness fullTierOfMarkedFiles(MergeOptions options, Map<Long, String> model) {
         TableDefinition items =
                 new TableDefinition(
                         TestDefinitions.ITEMS.columns(),
                         TestDefinitions.ITEMS.primaryKey(),
                         List.of(),
                         Map.of("delta.enableDeletionVectors", "true"));
-        MergeOptions options = MergeOptions.DEFAULTS.withWriteMode(WriteMode.DELETION_VECTORS);
-        Map<Long, String> model = new TreeMap<>();
-        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), items, options)) {
-            // Four tiny files of 20 new keys each; from the second on, each checkpoint also
-            // updates a key of the file before, which gets a deletion vector.
-            for (long checkpoint = 0; checkpoint < 4; checkpoint++) {
-                for (long id = checkpoint * 20; id < checkpoint * 20 + 20; id++) {
-                    harness.upsert(id, "v" + checkpoint);
-                    model.put(id, "v" + checkpoint);
-                }
-                if (checkpoint > 0) {
-                    long earlier = (checkpoint - 1) * 20 + 5;
-                    harness.upsert(earlier, "updated");
-                    model.put(earlier, "updated");
-                }
-                CommitOutcome outcome = harness.commit();
-                assertThat(outcome.stats().deletionVectorsWritten())
-                        .as("checkpoint %d marks the small file it updates", checkpoint)
-                        .isEqualTo(checkpoint > 0 ? 1 : 0);
-                assertThat(outcome.stats().rowsCopied()).isZero();
+        UpsertHarness harness = UpsertHarness.open(dir.toString(), items, options);
+        for (long checkpoint = 0; checkpoint < 4; checkpoint++) {
+            for (long id = checkpoint * 20; id < checkpoint * 20 + 20; id++) {
+                harness.upsert(id, "v" + checkpoint);
+                model.put(id, "v" + checkpoint);
             }
-            List<DataFile> tier =
-                    harness.table()
-                            .latestSnapshot()
-                            .liveFiles(List.of(PartitionValues.UNPARTITIONED))
-                            .get(PartitionValues.UNPARTITIONED);
-            assertThat(tier).hasSize(4);
-            assertThat(tier.stream().filter(DataFile::hasDeletionVector)).hasSize(3);
-
-            // One update in the tier: the four files become one, without the updated row and
-            // without the three rows their vectors deleted.
-            harness.upsert(7L, "again");
-            model.put(7L, "again");
+            if (checkpoint > 0) {
+                long earlier = (checkpoint - 1) * 20 + 5;
+                harness.upsert(earlier, "updated");
+                model.put(earlier, "updated");
+            }
             CommitOutcome outcome = harness.commit();
+            assertThat(outcome.stats().deletionVectorsWritten())
+                    .as("checkpoint %d marks the small file it updates", checkpoint)
+                    .isEqualTo(checkpoint > 0 ? 1 : 0);
+            assertThat(outcome.stats().rowsCopied()).isZero();
+        }
+        List<DataFile> tier =
+                harness.table()
+                        .latestSnapshot()
+                        .liveFiles(List.of(PartitionValues.UNPARTITIONED))
+                        .get(PartitionValues.UNPARTITIONED);
+        assertThat(tier).hasSize(4);
+        assertThat(tier.stream().filter(DataFile::hasDeletionVector)).hasSize(3);
+        return harness;
+    }
 
-            assertThat(outcome.stats().deletionVectorsWritten()).isZero();
-            assertThat(outcome.stats().filesCompacted()).as("a fold, not a compaction").isZero();
-            // 83 rows on disk, 3 deleted by vectors, 1 updated now.
-            assertThat(outcome.stats().rowsCopied()).isEqualTo(83 - 3 - 1);
-            List<JsonNode> actions = DeltaHistory.actions(dir, outcome.version());
+    private Map<Long, String> readTable() {
+        Map<Long, String> read = new TreeMap<>();
+        for (Object[] row : KernelTableReader.readAll(dir.toString())) {
+            assertThat(read.put((Long) row[0], (String) row[1])).as("one row per key").isNull();
+        }
+        return read;
+    }
+
+    /** The remove and add actions of one commit. */
+    record FoldActions(List<JsonNode> removes, List<JsonNode> adds) {
+        static FoldActions of(List<JsonNode> actions) {
             List<JsonNode> removes = new ArrayList<>();
             List<JsonNode> adds = new ArrayList<>();
             for (JsonNode action : actions) {
@@ -154,26 +252,7 @@ class SmallFileVectorsTest {
                     adds.add(action.get("add"));
                 }
             }
-            assertThat(removes).hasSize(4).allMatch(remove -> remove.get("dataChange").asBoolean());
-            assertThat(adds)
-                    .as("the upsert file and the fold's file, with no vector, as data changes")
-                    .hasSize(2)
-                    .allMatch(add -> add.get("dataChange").asBoolean())
-                    .allMatch(add -> add.get("deletionVector") == null);
-            Map<String, List<Object[]>> files = KernelTableReader.readByFile(dir.toString());
-            List<Object[]> folded =
-                    files.values().stream().filter(rows -> rows.size() > 1).findFirst().get();
-            assertThat(folded).hasSize(79);
-            for (int row = 1; row < folded.size(); row++) {
-                assertThat((Long) folded.get(row)[0])
-                        .as("keys ascend in the folded file")
-                        .isGreaterThan((Long) folded.get(row - 1)[0]);
-            }
-            Map<Long, String> read = new TreeMap<>();
-            for (Object[] row : KernelTableReader.readAll(dir.toString())) {
-                assertThat(read.put((Long) row[0], (String) row[1])).as("one row per key").isNull();
-            }
-            assertThat(read).isEqualTo(model);
+            return new FoldActions(removes, adds);
         }
     }
 
