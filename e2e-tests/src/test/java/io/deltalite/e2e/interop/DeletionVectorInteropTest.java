@@ -155,6 +155,76 @@ class DeletionVectorInteropTest {
     }
 
     /**
+     * A fold of a tier of small marked files joins their row groups into a new file that comes
+     * with a deletion vector in the same commit (an {@code add} with a vector and no {@code remove}
+     * of its path). Spark and Kernel read it, Spark's DELETE and UPDATE extend its vector, deltalite
+     * marks it again after them, and Spark's OPTIMIZE rewrites it.
+     */
+    @Test
+    void aFoldThatJoinsSmallFilesAddsAFileWithAVectorThatSparkReadsAndChanges() {
+        table = dir.resolve("items").toString();
+        MergeOptions folding =
+                MergeOptions.DEFAULTS
+                        .withWriteMode(WriteMode.DELETION_VECTORS)
+                        .withKeyIndex(VECTORS.keyIndex());
+        try (UpsertHarness deltalite = UpsertHarness.open(table, ITEMS, folding)) {
+            long joinedAt = -1;
+            for (int checkpoint = 0; checkpoint < 6 && joinedAt < 0; checkpoint++) {
+                for (long id = checkpoint * 40L; id < checkpoint * 40L + 40; id++) {
+                    upsert(deltalite, id, checkpoint);
+                }
+                for (long id = 3; id < checkpoint * 40L; id += 37) {
+                    upsert(deltalite, id, 100 + checkpoint);
+                }
+                long version = deltalite.commit().version();
+                if (!newFilesWithVectors(version).isEmpty()) {
+                    joinedAt = version;
+                }
+            }
+            assertThat(joinedAt).as("a commit that added a joined file with a vector").isPositive();
+            check("after deltalite joined a tier");
+
+            SparkDelta.sql("DELETE FROM delta.`" + table + "` WHERE id % 10 = 1");
+            model.keySet().removeIf(id -> id % 10 == 1);
+            check("after Spark's DELETE on the joined files");
+            SparkDelta.sql("UPDATE delta.`" + table + "` SET amount = 7 WHERE id % 10 = 2");
+            model.replaceAll((id, amount) -> id % 10 == 2 ? 7 : amount);
+            check("after Spark's UPDATE on the joined files");
+
+            for (long id = 0; id < 240; id += 13) {
+                upsert(deltalite, id, 8);
+            }
+            deltalite.commit();
+            check("after deltalite marked the joined files again");
+
+            SparkDelta.sql("OPTIMIZE delta.`" + table + "`");
+            check("after Spark's OPTIMIZE");
+            for (long id = 5; id < 240; id += 11) {
+                upsert(deltalite, id, 9);
+            }
+            deltalite.commit();
+            check("after deltalite followed OPTIMIZE");
+            assertThat(DeltaHistory.missingReferencedFiles(Path.of(table))).isEmpty();
+        }
+    }
+
+    /** The paths of files version {@code version} adds with a vector without removing them. */
+    private List<String> newFilesWithVectors(long version) {
+        List<String> removed = new ArrayList<>();
+        List<String> added = new ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode action :
+                DeltaHistory.actions(Path.of(table), version)) {
+            if (action.has("remove")) {
+                removed.add(action.get("remove").get("path").asText());
+            } else if (action.has("add") && action.get("add").hasNonNull("deletionVector")) {
+                added.add(action.get("add").get("path").asText());
+            }
+        }
+        added.removeAll(removed);
+        return added;
+    }
+
+    /**
      * A table another writer made without checksum files (Spark with them turned off here; delta-rs
      * writes none): deltalite's commit giving a file a deletion vector writes the checksum of its
      * version, and Spark, validating the checksum before it writes, accepts it.

@@ -96,6 +96,19 @@ public final class KernelInternals {
         }
     }
 
+    /**
+     * The statistics of the Parquet file {@code file} for {@code columns}, read from its footer as
+     * Kernel's Parquet writer reads those of the files it writes.
+     */
+    public static io.delta.kernel.statistics.DataFileStatistics parquetFileStatistics(
+            io.delta.kernel.defaults.engine.fileio.InputFile file,
+            io.delta.kernel.types.StructType physicalSchema,
+            java.util.List<io.delta.kernel.expressions.Column> columns)
+            throws java.io.IOException {
+        return io.delta.kernel.defaults.internal.parquet.ParquetStatsReader.readDataFileStatistics(
+                file, physicalSchema, columns);
+    }
+
     /** Kernel's {@code ParquetSchemaUtils.toParquetSchema}, looked up once; null if missing. */
     private static final class ParquetSchemas {
         static final java.lang.invoke.MethodHandle TO_PARQUET = lookUp();

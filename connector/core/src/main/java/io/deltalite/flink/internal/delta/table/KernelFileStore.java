@@ -651,8 +651,8 @@ final class KernelFileStore implements DataFileStore {
                 FileStatus written = table.fileIO().getFileStatus(path);
                 path = table.fileIO().resolvePath(path);
                 DataFileStatistics statistics =
-                        io.delta.kernel.defaults.internal.parquet.ParquetStatsReader
-                                .readDataFileStatistics(
+                        io.deltalite.flink.internal.delta.kernel.KernelInternals
+                                .parquetFileStatistics(
                                         table.fileIO().newInputFile(path, written.getSize()),
                                         dataSchema,
                                         statisticsColumns(context));
