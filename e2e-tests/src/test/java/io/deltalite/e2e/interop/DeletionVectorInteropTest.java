@@ -155,9 +155,9 @@ class DeletionVectorInteropTest {
     }
 
     /**
-     * A fold of a tier of small marked files joins their row groups into a new file that comes
-     * with a deletion vector in the same commit (an {@code add} with a vector and no {@code remove}
-     * of its path). Spark and Kernel read it, Spark's DELETE and UPDATE extend its vector, deltalite
+     * A fold of a tier of small marked files joins their row groups into a new file that comes with
+     * a deletion vector in the same commit (an {@code add} with a vector and no {@code remove} of
+     * its path). Spark and Kernel read it, Spark's DELETE and UPDATE extend its vector, deltalite
      * marks it again after them, and Spark's OPTIMIZE rewrites it.
      */
     @Test
