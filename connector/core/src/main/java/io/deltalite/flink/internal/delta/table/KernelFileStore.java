@@ -666,6 +666,8 @@ final class KernelFileStore implements DataFileStore {
                 table.deleteQuietly(path);
                 throw e;
             }
+        } catch (RowGroupSplice.UnreadableInput e) {
+            throw readFailure(e.file(), (Exception) e.getCause());
         } catch (IOException | RuntimeException e) {
             if (e instanceof DeltaLiteException deltaLite) {
                 throw deltaLite;

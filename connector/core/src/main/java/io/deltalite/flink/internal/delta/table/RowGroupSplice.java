@@ -69,11 +69,25 @@ final class RowGroupSplice {
                 if (!input.hasStatistics()) {
                     return null;
                 }
-                ParquetFileReader reader =
-                        ParquetFileReader.open(
-                                ParquetInputFiles.open(files, input.path(), input.sizeBytes()));
+                ParquetFileReader reader;
+                try {
+                    reader =
+                            ParquetFileReader.open(
+                                    ParquetInputFiles.open(files, input.path(), input.sizeBytes()));
+                } catch (IOException | RuntimeException e) {
+                    throw new UnreadableInput(input, e);
+                }
                 readers.add(reader);
                 MessageType schema = reader.getFooter().getFileMetaData().getSchema();
+                Map<String, String> metadata =
+                        reader.getFooter().getFileMetaData().getKeyValueMetaData();
+                if (!metadata.equals(
+                        readers.get(0).getFooter().getFileMetaData().getKeyValueMetaData())) {
+                    // The footer's key-value metadata speaks for every row of a file (Spark's
+                    // datetime rebase mode, its writer version): files that disagree on it
+                    // cannot share one footer.
+                    return null;
+                }
                 long rows = 0;
                 for (BlockMetaData block : reader.getRowGroups()) {
                     rows += block.getRowCount();
@@ -100,12 +114,13 @@ final class RowGroupSplice {
      */
     void write(Inputs inputs, String path) throws IOException {
         try {
-            // The scope abandons the stream should the write fail before it is closed: no
+            // As Kernel creates data files (not atomically: only a commit makes one visible). The
+            // scope abandons the stream should the write fail before it is closed: no
             // descriptor stays open, no upload unfinished.
             try (TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
                 ParquetFileWriter writer =
                         new ParquetFileWriter(
-                                new Target(tracked.newOutputFile(path).create(true), path),
+                                new Target(tracked.newOutputFile(path).create(false), path),
                                 layout,
                                 ParquetFileWriter.Mode.CREATE,
                                 0,
@@ -139,6 +154,22 @@ final class RowGroupSplice {
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /** An input file could not be opened: gone, damaged, or the storage failed. */
+    static final class UnreadableInput extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        private final transient DataFile file;
+
+        UnreadableInput(DataFile file, Throwable cause) {
+            super(cause);
+            this.file = file;
+        }
+
+        DataFile file() {
+            return file;
         }
     }
 

@@ -43,9 +43,10 @@ import org.slf4j.LoggerFactory;
  * Bins are taken smallest first while the per-checkpoint byte budget lasts. Which files it may read
  * is the caller's business: only committed files that nothing else in the same commit (or in a
  * commit still to come) touches — see {@link Compaction} for the rule that makes the result safe. A
- * deletion-vector merge asks for the same plan over the small files it would mark and rewrites the
+ * deletion-vector merge asks for the same plan over the small files it would mark and folds the
  * bins that hold changed keys itself, as a change of data (the <em>folds</em> of {@link
- * PartitionMerger}): compaction would never get those files, since they are touched.
+ * PartitionMerger}, which join a bin's row groups where they can): compaction would never get those
+ * files, since they are touched.
  */
 public final class PartitionCompactor {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionCompactor.class);

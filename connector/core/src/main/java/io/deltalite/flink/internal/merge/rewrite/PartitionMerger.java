@@ -62,8 +62,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       DeletionVectorMarker}), small files too; files this checkpoint wrote itself are always
  *       rewritten. Given a compaction budget (the last merge of a writer's checkpoint), the size
  *       tiers of small files that compaction would merge now and that hold a changed key are
- *       <em>folded</em> instead: each tier bin is rewritten into one file without the changed rows
- *       ({@link #folds});
+ *       <em>folded</em> instead ({@link #folds}): each bin's files are joined into one new file,
+ *       their Parquet row groups copied as they are, which comes with a deletion vector for their
+ *       deleted and changed rows ({@link #joinedFold}); a bin whose rows would be too dead to join,
+ *       or of another layout, is rewritten into one sorted file without them;
  *   <li>files without a changed key are carried over untouched;
  *   <li>the upserted rows are sorted by key and written to new <em>upsert files</em> — last, so
  *       that in a table with row tracking each keeps the row id of the row it replaces, read from
@@ -1273,28 +1275,35 @@ public final class PartitionMerger {
         if (joined == null) {
             return null;
         }
-        if (joined.numRecords() != rows) {
+        DataFile result;
+        try {
+            if (joined.numRecords() != rows) {
+                throw new IllegalStateException(
+                        "Joining "
+                                + bin.size()
+                                + " files of "
+                                + rows
+                                + " rows into one gave "
+                                + joined.numRecords()
+                                + " rows ("
+                                + joined.path()
+                                + ")");
+            }
+            DeletionVector vector = DeletionVector.concatenated(deleted, offsets);
+            if (vector.isEmpty()) {
+                result = joined;
+            } else {
+                DeletionVectorRef ref = vectors.add(vector);
+                vectorBytes.add(ref.sizeInBytes() + 8L);
+                result = joined.withDeletionVector(ref, joined.logStatistics());
+            }
+        } catch (RuntimeException e) {
             store.deleteUncommitted(joined);
-            throw new IllegalStateException(
-                    "Joining "
-                            + bin.size()
-                            + " files of "
-                            + rows
-                            + " rows into one gave "
-                            + joined.numRecords()
-                            + " rows ("
-                            + joined.path()
-                            + ")");
+            throw e;
         }
         found.addAll(foundHere);
         copied.add(rows - dead);
-        DeletionVector vector = DeletionVector.concatenated(deleted, offsets);
-        if (vector.isEmpty()) {
-            return joined;
-        }
-        DeletionVectorRef ref = vectors.add(vector);
-        vectorBytes.add(ref.sizeInBytes() + 8L);
-        return joined.withDeletionVector(ref, joined.logStatistics());
+        return result;
     }
 
     /**
