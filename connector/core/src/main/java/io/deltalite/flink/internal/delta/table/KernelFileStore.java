@@ -576,23 +576,15 @@ final class KernelFileStore implements DataFileStore {
                 for (String path : scope.createdFiles()) {
                     table.deleteQuietly(path);
                 }
-                if (e instanceof DeltaLiteException deltaLite) {
-                    throw deltaLite;
-                }
-                String message =
+                throw writeFailure(
                         "Writing data files into partition "
                                 + partition.describe(schema.partitionColumns())
                                 + " of Delta table "
                                 + table.location()
                                 + " failed: "
                                 + io.deltalite.flink.internal.merge.table.Causes.rootMessage(e)
-                                + ". The files written so far were deleted; nothing was committed.";
-                if (io.deltalite.flink.internal.merge.table.Causes.has(e, IOException.class)) {
-                    // The storage refused the write (full, unreachable, no permission).
-                    throw new io.deltalite.flink.exceptions.DeltaLiteStorageException(
-                            message + " The job commits the checkpoint when it restarts.", e);
-                }
-                throw new DeltaLiteException(message, e);
+                                + ". The files written so far were deleted; nothing was committed.",
+                        e);
             }
         }
     }
@@ -669,10 +661,7 @@ final class KernelFileStore implements DataFileStore {
         } catch (RowGroupSplice.UnreadableInput e) {
             throw readFailure(e.file(), (Exception) e.getCause());
         } catch (IOException | RuntimeException e) {
-            if (e instanceof DeltaLiteException deltaLite) {
-                throw deltaLite;
-            }
-            String message =
+            throw writeFailure(
                     "Joining "
                             + files.size()
                             + " small data files of partition "
@@ -681,13 +670,25 @@ final class KernelFileStore implements DataFileStore {
                             + table.location()
                             + " into one failed: "
                             + io.deltalite.flink.internal.merge.table.Causes.rootMessage(e)
-                            + ". Nothing was committed.";
-            if (io.deltalite.flink.internal.merge.table.Causes.has(e, IOException.class)) {
-                throw new io.deltalite.flink.exceptions.DeltaLiteStorageException(
-                        message + " The job commits the checkpoint when it restarts.", e);
-            }
-            throw new DeltaLiteException(message, e);
+                            + ". Nothing was committed.",
+                    e);
         }
+    }
+
+    /**
+     * The error of a failed write: {@code cause} itself when it is deltalite's, a storage error
+     * (retried by the restart) when the storage refused the write (full, unreachable, no
+     * permission), else a plain one.
+     */
+    private static DeltaLiteException writeFailure(String message, Exception cause) {
+        if (cause instanceof DeltaLiteException deltaLite) {
+            return deltaLite;
+        }
+        if (io.deltalite.flink.internal.merge.table.Causes.has(cause, IOException.class)) {
+            return new io.deltalite.flink.exceptions.DeltaLiteStorageException(
+                    message + " The job commits the checkpoint when it restarts.", cause);
+        }
+        return new DeltaLiteException(message, cause);
     }
 
     /**
