@@ -1209,10 +1209,11 @@ public final class PartitionMerger {
      *
      * <p>Not when the bin's rows would be too dead: if the vector would delete more than {@code
      * compaction.deleted-rows-threshold} of them, the fold merges rows, so that no joined file is
-     * born worn (and dead rows do not pile up tier after tier). Nor when the store cannot splice
-     * the files as they are (another layout, a table that keeps row ids, too many row groups). The
-     * output is then not sorted by key as a merged fold's is: each row group is, the file is the
-     * row groups of its inputs in turn.
+     * born worn (and dead rows do not pile up tier after tier). Nor in a clustered table, whose
+     * every file is in the order of its clustering columns; nor when the store cannot splice the
+     * files as they are (another layout, a table that keeps row ids, too many row groups). A joined
+     * file is not sorted by key as a merged fold's is: each row group is, the file is the row
+     * groups of its inputs in turn.
      *
      * @return the new file, or null to merge the bin's rows instead
      */
@@ -1225,7 +1226,9 @@ public final class PartitionMerger {
             Set<RowKey> found,
             LongAdder copied,
             LongAdder vectorBytes) {
-        if (vectors == null) {
+        if (vectors == null || rowOrder.clusteringIndexes().length > 0) {
+            // A clustered table's files are each in the order of its clustering columns (Delta's
+            // clustering relies on it): joined files would only be so per row group.
             return null;
         }
         List<DeletionVector> deleted = new ArrayList<>(bin.size());
