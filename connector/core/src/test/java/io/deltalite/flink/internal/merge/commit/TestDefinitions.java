@@ -18,5 +18,13 @@ public final class TestDefinitions {
                     List.of(),
                     Map.of());
 
+    /** {@link #ITEMS} in a table that allows deletion vectors. */
+    public static final TableDefinition ITEMS_WITH_VECTORS =
+            new TableDefinition(
+                    ITEMS.columns(),
+                    ITEMS.primaryKey(),
+                    List.of(),
+                    Map.of("delta.enableDeletionVectors", "true"));
+
     private TestDefinitions() {}
 }

@@ -29,12 +29,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * one before the commit, the commit is replayed. Judged by reading the table back.
  */
 class FoldScenariosTest {
-    private static final TableDefinition ITEMS =
-            new TableDefinition(
-                    TestDefinitions.ITEMS.columns(),
-                    TestDefinitions.ITEMS.primaryKey(),
-                    List.of(),
-                    Map.of("delta.enableDeletionVectors", "true"));
+    private static final TableDefinition ITEMS = TestDefinitions.ITEMS_WITH_VECTORS;
 
     @TempDir Path dir;
 

@@ -34,12 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the key index validated against the exact probe at every merge, and without it.
  */
 class JoinedFoldsRandomTest {
-    private static final TableDefinition ITEMS =
-            new TableDefinition(
-                    TestDefinitions.ITEMS.columns(),
-                    TestDefinitions.ITEMS.primaryKey(),
-                    List.of(),
-                    Map.of("delta.enableDeletionVectors", "true"));
+    private static final TableDefinition ITEMS = TestDefinitions.ITEMS_WITH_VECTORS;
 
     @TempDir Path dir;
 

@@ -199,13 +199,8 @@ class SmallFileVectorsTest {
      * deletion vector (83 rows on disk, 3 of them deleted).
      */
     private UpsertHarness fullTierOfMarkedFiles(MergeOptions options, Map<Long, String> model) {
-        TableDefinition items =
-                new TableDefinition(
-                        TestDefinitions.ITEMS.columns(),
-                        TestDefinitions.ITEMS.primaryKey(),
-                        List.of(),
-                        Map.of("delta.enableDeletionVectors", "true"));
-        UpsertHarness harness = UpsertHarness.open(dir.toString(), items, options);
+        UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), TestDefinitions.ITEMS_WITH_VECTORS, options);
         for (long checkpoint = 0; checkpoint < 4; checkpoint++) {
             for (long id = checkpoint * 20; id < checkpoint * 20 + 20; id++) {
                 harness.upsert(id, "v" + checkpoint);
