@@ -1226,9 +1226,11 @@ public final class PartitionMerger {
             Set<RowKey> found,
             LongAdder copied,
             LongAdder vectorBytes) {
-        if (vectors == null || rowOrder.clusteringIndexes().length > 0) {
+        if (vectors == null || rowOrder.clusteringIndexes().length > 0 || store.tracksRowIds()) {
             // A clustered table's files are each in the order of its clustering columns (Delta's
-            // clustering relies on it): joined files would only be so per row group.
+            // clustering relies on it): joined files would only be so per row group. The store
+            // cannot join the files of a table that keeps row ids; asked here, before the bin's
+            // keys are read for nothing.
             return null;
         }
         List<DeletionVector> deleted = new ArrayList<>(bin.size());
