@@ -16,6 +16,9 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
+import org.apache.flink.runtime.checkpoint.SubtaskStateStats;
+import org.apache.flink.runtime.checkpoint.TaskStateStats;
+import org.apache.flink.runtime.executiongraph.ArchivedExecutionGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -85,20 +88,20 @@ public final class WriteJob {
 
             Map<Long, Long> committed = target.commitTimes(table, started);
             List<Long> latencies = new ArrayList<>();
+            List<String> phases = new ArrayList<>();
+            ArchivedExecutionGraph graph =
+                    cluster.getArchivedExecutionGraph(result.getJobID()).get();
             // In checkpoint order (Flink's history lists the newest first).
             List<AbstractCheckpointStats> checkpoints =
                     new ArrayList<>(
-                            cluster.getArchivedExecutionGraph(result.getJobID())
-                                    .get()
-                                    .getCheckpointStatsSnapshot()
-                                    .getHistory()
-                                    .getCheckpoints());
+                            graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints());
             checkpoints.sort(
                     java.util.Comparator.comparingLong(AbstractCheckpointStats::getCheckpointId));
             for (AbstractCheckpointStats checkpoint : checkpoints) {
                 Long at = committed.get(checkpoint.getCheckpointId());
                 if (at != null) {
                     latencies.add(at - checkpoint.getTriggerTimestamp());
+                    phases.add(phases(graph, checkpoint, at));
                 }
             }
             Map<String, Object> report = new LinkedHashMap<>();
@@ -108,11 +111,58 @@ public final class WriteJob {
             report.put(
                     "latencies",
                     latencies.stream().map(String::valueOf).collect(Collectors.joining(",")));
+            report.put("phases", String.join(" | ", phases));
             report.put("peakRssBytes", JobArguments.peakRssBytes());
             JobArguments.report(job.getPath("result"), report);
         } finally {
             TestStreamEnvironment.unsetAsContext();
             cluster.close();
         }
+    }
+
+    /**
+     * Where a checkpoint's latency went: {@code id: total=ms complete=ms} (trigger to visible,
+     * trigger to the checkpoint's last acknowledgement), then per operator chain the slowest
+     * subtask's barrier delay (trigger to the barrier's arrival), alignment and synchronous part
+     * (for a sink writer, its merge) and its acknowledgement, all in ms.
+     */
+    private static String phases(
+            ArchivedExecutionGraph graph, AbstractCheckpointStats checkpoint, long visibleAt) {
+        long trigger = checkpoint.getTriggerTimestamp();
+        StringBuilder line =
+                new StringBuilder()
+                        .append(checkpoint.getCheckpointId())
+                        .append(": total=")
+                        .append(visibleAt - trigger)
+                        .append(" complete=")
+                        .append(checkpoint.getLatestAckTimestamp() - trigger);
+        for (TaskStateStats task : checkpoint.getAllTaskStateStats()) {
+            long delay = 0;
+            long alignment = 0;
+            long sync = 0;
+            long ack = 0;
+            for (SubtaskStateStats subtask : task.getSubtaskStats()) {
+                if (subtask == null) {
+                    continue;
+                }
+                delay = Math.max(delay, subtask.getCheckpointStartDelay());
+                alignment = Math.max(alignment, subtask.getAlignmentDuration());
+                sync = Math.max(sync, subtask.getSyncCheckpointDuration());
+                ack = Math.max(ack, subtask.getAckTimestamp() - trigger);
+            }
+            String name = graph.getJobVertex(task.getJobVertexId()).getName();
+            line.append(" [")
+                    .append(name.length() > 24 ? name.substring(0, 24) : name)
+                    .append(" delay=")
+                    .append(delay)
+                    .append(" align=")
+                    .append(alignment)
+                    .append(" sync=")
+                    .append(sync)
+                    .append(" ack=")
+                    .append(ack)
+                    .append(']');
+        }
+        return line.toString();
     }
 }
