@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * version of the log: {@code ALTER TABLE … SET TBLPROPERTIES}, or {@code REPLACE TABLE} (a new
  * metadata action and the removal of every live file).
  */
-final class MetadataCommits {
+public final class MetadataCommits {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private MetadataCommits() {}
@@ -62,7 +62,7 @@ final class MetadataCommits {
     }
 
     /** Commits the latest metadata with {@code key} set to {@code value} in its configuration. */
-    static long setProperty(Path table, String key, String value) {
+    public static long setProperty(Path table, String key, String value) {
         return commit(
                 table,
                 metadata -> ((ObjectNode) metadata.get("configuration")).put(key, value),

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.delta.table.MetadataCommits;
 import io.deltalite.flink.internal.merge.commit.CommitOutcome;
 import io.deltalite.flink.internal.merge.commit.TestDefinitions;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.value.DataFile;
@@ -148,6 +150,41 @@ class SmallFileVectorsTest {
             model.put(21L, "later");
             harness.commit();
             assertThat(readTable()).isEqualTo(model);
+        }
+    }
+
+    /**
+     * A joined file's vector is only valid while the table allows vectors: a checkpoint whose fold
+     * joined files, committed after someone turned deletion vectors off, is merged again
+     * copy-on-write — not committed with a vector the table no longer allows, nor refused.
+     */
+    @Test
+    void aJoinedFoldCommittedAfterDeletionVectorsWereTurnedOffIsMergedAgainCopyOnWrite() {
+        Map<Long, String> model = new TreeMap<>();
+        try (UpsertHarness harness = fullTierOfMarkedFiles(DV_OPTIONS, model)) {
+            harness.upsert(7L, "again");
+            model.put(7L, "again");
+            List<PartitionWriteResult> prepared = harness.prepare();
+            assertThat(prepared)
+                    .as("the fold joined the tier: a new file that carries a vector")
+                    .anySatisfy(
+                            result ->
+                                    assertThat(result.survivorFiles())
+                                            .anyMatch(DataFile::hasDeletionVector));
+            long checkpoint = harness.lastCheckpoint();
+
+            long turnedOff =
+                    MetadataCommits.setProperty(dir, "delta.enableDeletionVectors", "false");
+
+            CommitOutcome outcome = harness.commitPrepared(checkpoint, prepared);
+            assertThat(outcome.version()).isEqualTo(turnedOff + 1);
+            assertThat(outcome.remergedPartitions()).isEqualTo(1);
+            assertThat(FoldActions.of(DeltaHistory.actions(dir, outcome.version())).adds())
+                    .as("no file of the commit carries a vector")
+                    .isNotEmpty()
+                    .allMatch(add -> !add.hasNonNull("deletionVector"));
+            assertThat(readTable()).isEqualTo(model);
+            assertThat(DeltaHistory.missingReferencedFiles(dir)).isEmpty();
         }
     }
 
