@@ -20,6 +20,7 @@ import io.deltalite.flink.internal.merge.value.KeyGroups;
 import io.deltalite.flink.internal.merge.writer.MergeWriter;
 import io.deltalite.flink.sink.KeyIndexMode;
 import io.deltalite.flink.sink.WriteMode;
+import io.deltalite.flink.testing.BuildSample;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.Rows;
 import java.nio.file.Path;
@@ -30,7 +31,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 31's test grid where the key index meets another engine: writers of a sink distributed by
@@ -57,10 +58,16 @@ class WritersByKeyBesideSparkTest {
     private String table;
     private long checkpointId;
 
+    /** One write mode per build, drawn by {@link BuildSample}; both with {@code -Dtests.all}. */
+    static List<WriteMode> modes() {
+        return BuildSample.some(
+                "WritersByKeyBesideSparkTest",
+                List.of(WriteMode.COPY_ON_WRITE, WriteMode.DELETION_VECTORS),
+                1);
+    }
+
     @ParameterizedTest
-    @EnumSource(
-            value = WriteMode.class,
-            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
+    @MethodSource("modes")
     void writersByKeyFollowSparkAndAnotherJobWithTheirIndexesChecked(WriteMode mode) {
         table = dir.resolve("orders").toString();
         MergeOptions options =
