@@ -10,6 +10,7 @@ import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
+import io.deltalite.flink.testing.BuildSample;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.DeltaHistory;
 import io.deltalite.flink.testing.KilledJobs;
@@ -91,6 +92,19 @@ class OperationalSoakITCase {
      * retention of at least twice this.
      */
     private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(2);
+
+    /**
+     * How the run's jobs spread changes over their writers: {@code soak.distribution}, else drawn
+     * per build ({@code -Dtests.seed} repeats a build's draw) — the key index under both.
+     */
+    private static final Distribution DISTRIBUTION =
+            Distribution.valueOf(
+                    System.getProperty(
+                                    "soak.distribution",
+                                    BuildSample.random("OperationalSoakITCase").nextBoolean()
+                                            ? "KEY"
+                                            : "PARTITION")
+                            .toUpperCase(java.util.Locale.ROOT));
 
     /** Keys of the other writer: far from the script's. */
     private static final long OTHER_KEYS = 10_000_000L;
@@ -193,7 +207,9 @@ class OperationalSoakITCase {
             org.apache.commons.io.FileUtils.copyDirectory(table.toFile(), Path.of(keep).toFile());
         }
         int injected = events.values().stream().mapToInt(Integer::intValue).sum();
-        System.out.printf("soak: %d segments, %d events: %s%n", segment, injected, events);
+        System.out.printf(
+                "soak: distribution %s, %d segments, %d events: %s%n",
+                DISTRIBUTION, segment, injected, events);
         assertThat(segment).isGreaterThan(0);
         List<Object[]> expected = new ArrayList<>(script.expected());
         synchronized (otherRows) {
@@ -290,6 +306,7 @@ class OperationalSoakITCase {
                         .option(DeltaLiteOptions.TARGET_FILE_SIZE, MemorySize.parse("128kb"))
                         .option(DeltaLiteOptions.MAX_BUFFERED_BYTES, MemorySize.parse("256kb"))
                         .option(DeltaLiteOptions.HEARTBEAT_INTERVAL, HEARTBEAT_INTERVAL)
+                        .option(DeltaLiteOptions.DISTRIBUTION, DISTRIBUTION.toString())
                         .option(DeltaLiteOptions.KEY_INDEX, KeyIndexMode.ON)
                         // Every merge also runs the exact probe: an index gone stale fails the
                         // test.
