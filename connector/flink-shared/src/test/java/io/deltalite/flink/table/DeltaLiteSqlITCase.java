@@ -446,8 +446,9 @@ class DeltaLiteSqlITCase {
 
     /**
      * A new DDL over an existing table: refused without 'sink.schema-evolution'; with it, the new
-     * column is added and a widened type is the table's from then on; a job with the old DDL still
-     * writes the table (its narrower values widened, the new column null in the rows it writes).
+     * column is added and a widened type is the table's from then on (written by a job distributed
+     * by key); a job with the old DDL still writes the table (its narrower values widened, the new
+     * column null in the rows it writes).
      */
     @Test
     // The environment restarts without end: a failure that comes back at every restart (an index
@@ -478,10 +479,13 @@ class DeltaLiteSqlITCase {
                                         .contains("'channel'")
                                         .contains("schema-evolution = add-columns"));
 
+        // Distributed by key: two writers share the partitions that jobs of whole partitions
+        // wrote in the old schema, and the next job of whole partitions follows theirs.
         tables.executeSql(
                 "CREATE TABLE orders_v2"
                         + newDdl
                         + ", 'sink.schema-evolution' = 'add-columns-and-widen-types'"
+                        + ", 'sink.distribution' = 'key', 'sink.parallelism' = '2'"
                         + validatedIndex
                         + ")");
         tables.executeSql(

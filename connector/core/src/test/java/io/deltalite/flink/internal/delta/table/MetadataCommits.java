@@ -1,9 +1,14 @@
 package io.deltalite.flink.internal.delta.table;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.deltalite.flink.internal.merge.commit.CommitOutcome;
+import io.deltalite.flink.internal.merge.result.PartitionWriteResult;
 import io.deltalite.flink.testing.DeltaHistory;
+import io.deltalite.flink.testing.UpsertHarness;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -68,6 +73,24 @@ public final class MetadataCommits {
                 metadata -> ((ObjectNode) metadata.get("configuration")).put(key, value),
                 null,
                 false);
+    }
+
+    /**
+     * Turns deletion vectors of {@code table} off, as another writer would, between the prepare and
+     * the commit of {@code harness}'s {@code checkpoint}, commits its {@code prepared} results, and
+     * checks that the committer merged their one partition again in the version right after that
+     * change.
+     */
+    public static CommitOutcome commitAfterVectorsTurnedOff(
+            Path table,
+            UpsertHarness harness,
+            long checkpoint,
+            List<PartitionWriteResult> prepared) {
+        long turnedOff = setProperty(table, "delta.enableDeletionVectors", "false");
+        CommitOutcome outcome = harness.commitPrepared(checkpoint, prepared);
+        assertThat(outcome.version()).isEqualTo(turnedOff + 1);
+        assertThat(outcome.remergedPartitions()).isEqualTo(1);
+        return outcome;
     }
 
     /** The fields of the latest metadata action of the table's JSON commits. */

@@ -231,12 +231,8 @@ class TableShapeChangeTest {
             assertThat(prepared.get(0).vectorFiles()).isNotEmpty();
             long checkpoint = harness.lastCheckpoint();
 
-            long turnedOff =
-                    MetadataCommits.setProperty(dir, "delta.enableDeletionVectors", "false");
-
-            CommitOutcome outcome = harness.commitPrepared(checkpoint, prepared);
-            assertThat(outcome.version()).isEqualTo(turnedOff + 1);
-            assertThat(outcome.remergedPartitions()).isEqualTo(1);
+            CommitOutcome outcome =
+                    MetadataCommits.commitAfterVectorsTurnedOff(dir, harness, checkpoint, prepared);
             assertThat(vectorAdds(outcome.version())).isZero();
             for (long id = 0; id < 100; id++) {
                 expected.add(new Object[] {id, "d1", id == 3 ? "us" : "eu"});

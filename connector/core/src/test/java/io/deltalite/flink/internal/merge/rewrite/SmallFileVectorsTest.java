@@ -173,12 +173,8 @@ class SmallFileVectorsTest {
                                             .anyMatch(DataFile::hasDeletionVector));
             long checkpoint = harness.lastCheckpoint();
 
-            long turnedOff =
-                    MetadataCommits.setProperty(dir, "delta.enableDeletionVectors", "false");
-
-            CommitOutcome outcome = harness.commitPrepared(checkpoint, prepared);
-            assertThat(outcome.version()).isEqualTo(turnedOff + 1);
-            assertThat(outcome.remergedPartitions()).isEqualTo(1);
+            CommitOutcome outcome =
+                    MetadataCommits.commitAfterVectorsTurnedOff(dir, harness, checkpoint, prepared);
             assertThat(FoldActions.of(DeltaHistory.actions(dir, outcome.version())).adds())
                     .as("no file of the commit carries a vector")
                     .isNotEmpty()
