@@ -318,6 +318,7 @@ public final class DeltaLiteWriter
         group.gauge(
                 "deltaliteKeyIndexBuildRowsPerSecond",
                 keyIndexGauge(KeyIndex.Stats::buildRowsPerSecond));
+        group.gauge("deltaliteKeyIndexGrownAhead", keyIndexGauge(KeyIndex.Stats::grownAhead));
     }
 
     private Gauge<Long> keyIndexGauge(ToLongFunction<KeyIndex.Stats> value) {

@@ -36,7 +36,10 @@ import org.slf4j.LoggerFactory;
  * unpartitioned table; with {@code on} from the first. The writer builds it ahead of that merge, as
  * soon as it buffers the partition's first change ({@link #buildAhead}, {@code KeyIndexAhead}). A
  * restart, a restore or a rescale therefore costs one read of the key columns of the partitions
- * each writer touches, spread over the writers.
+ * each writer touches, spread over the writers. A partition's table of locations doubles when it
+ * passes a load of 3/4, moving every key (a second per 15–20 million keys): when the next merge
+ * would likely do that, the writer does it at the partition's first change after a merge instead
+ * ({@link #growAhead}), so that the checkpoint of a growing table does not wait for it.
  *
  * <h2>Bounded</h2>
  *
@@ -100,6 +103,9 @@ public final class KeyIndex {
 
     /** Of the reads above, the builds: a partition's index read from nothing (a bootstrap). */
     private final AtomicLong builds = new AtomicLong();
+
+    /** Tables of locations doubled between merges ({@link #growAhead}). */
+    private final AtomicLong grownAhead = new AtomicLong();
 
     private final AtomicLong buildRows = new AtomicLong();
     private final AtomicLong buildNanos = new AtomicLong();
@@ -339,6 +345,60 @@ public final class KeyIndex {
         return index;
     }
 
+    /**
+     * Whether the index held for {@code partition} is near enough its next doubling that its next
+     * merge would likely rehash every key of it ({@link #growAhead} would do that now instead).
+     */
+    public synchronized boolean growsAhead(PartitionValues partition) {
+        PartitionKeyIndex index = partitions.get(partition);
+        return index != null && !following.contains(partition) && index.growsSoon();
+    }
+
+    /**
+     * Doubles the table of locations of {@code partition}'s index now, between merges, when its
+     * next merge would likely do it: moving every key to the larger table costs about a second per
+     * 15–20 million keys, which a checkpoint then does not wait for. Charged at the size it grows
+     * to plus what the next merge charges for the rows it likely brings, without dropping another
+     * partition's index; when that does not fit, nothing happens here and the merge grows the table
+     * (or drops the index) as it would have. Never while a merge of the partition runs.
+     */
+    public void growAhead(PartitionValues partition) {
+        PartitionKeyIndex index;
+        synchronized (this) {
+            index = partitions.get(partition);
+            // Charged with what the next merge will charge for the rows it likely brings, so
+            // that growing ahead never makes that merge drop the index for want of room.
+            if (index == null
+                    || following.contains(partition)
+                    || !index.growsSoon()
+                    || !charge(
+                            partition,
+                            index.memoryBytesAfterGrowth() + estimatedBytes(index.rowsLikelyNext()),
+                            false)) {
+                return;
+            }
+            following.add(partition);
+        }
+        boolean grown = false;
+        try {
+            int slots = index.slots();
+            index.growAhead();
+            grown = true;
+            if (index.slots() > slots) {
+                grownAhead.incrementAndGet();
+            }
+        } finally {
+            synchronized (this) {
+                following.remove(partition);
+                if (!grown && partitions.get(partition) == index) {
+                    // Half grown is unknown (out of memory between two arrays): its next merge
+                    // builds it anew.
+                    forget(partition);
+                }
+            }
+        }
+    }
+
     private void refuseAhead(PartitionValues partition) {
         if (refusedAhead.size() >= 100_000) {
             refusedAhead.clear(); // a bound, as for mergedOnce
@@ -500,6 +560,8 @@ public final class KeyIndex {
      * @param buildMillis wall time of the builds (summed over partitions built at once)
      * @param buildRowsPerSecond rows per second of that time, 0 before any build: the bootstrap's
      *     rate
+     * @param grownAhead tables of locations doubled between merges rather than inside one ({@link
+     *     #growAhead})
      */
     public record Stats(
             int partitions,
@@ -513,7 +575,8 @@ public final class KeyIndex {
             long builds,
             long buildRows,
             long buildMillis,
-            long buildRowsPerSecond) {}
+            long buildRowsPerSecond,
+            long grownAhead) {}
 
     public synchronized Stats stats() {
         long keys = 0;
@@ -539,7 +602,20 @@ public final class KeyIndex {
                 builds.get(),
                 buildRows.get(),
                 buildNanos.get() / 1_000_000,
-                buildNanos.get() == 0 ? 0 : (long) (buildRows.get() * 1e9 / buildNanos.get()));
+                buildNanos.get() == 0 ? 0 : (long) (buildRows.get() * 1e9 / buildNanos.get()),
+                grownAhead.get());
+    }
+
+    /** Slots of the table of locations of {@code partition}'s index, 0 without one (for tests). */
+    synchronized int slotsOf(PartitionValues partition) {
+        PartitionKeyIndex index = partitions.get(partition);
+        return index == null ? 0 : index.slots();
+    }
+
+    /** Times the table of {@code partition}'s index grew, 0 without one (for tests). */
+    synchronized int growthsOf(PartitionValues partition) {
+        PartitionKeyIndex index = partitions.get(partition);
+        return index == null ? 0 : index.growths();
     }
 
     /** The partitions indexed, largest first (for tests and logs). */

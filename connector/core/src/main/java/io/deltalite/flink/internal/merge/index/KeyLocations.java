@@ -66,6 +66,7 @@ final class KeyLocations {
 
     private int size;
     private int mask;
+    private int growths;
 
     /**
      * @param wide whether keys need both halves of their identity (any key but one integral column)
@@ -107,13 +108,24 @@ final class KeyLocations {
      * that adding them does not rehash the table at each doubling. Never shrinks it.
      */
     void reserve(long keys) {
+        int capacity = capacityFor(keys);
+        if (capacity > slots.length) {
+            allocate(capacity);
+        }
+    }
+
+    /** The slots the table would have once it holds {@code keys} keys: never fewer than now. */
+    int capacityFor(long keys) {
         long capacity = slots.length;
         while (keys * 4 > capacity * 3 && capacity < (1 << 30)) {
             capacity *= 2;
         }
-        if (capacity > slots.length) {
-            allocate((int) capacity);
-        }
+        return (int) capacity;
+    }
+
+    /** Bytes {@link #memoryBytes} would say once the table held {@code keys} keys. */
+    long memoryBytesHolding(long keys) {
+        return memoryBytes() + (wide ? 24L : 16L) * (capacityFor(keys) - slots.length);
     }
 
     /** Records that a row of {@code key} is at {@code location}; nothing if it is known. */
@@ -379,10 +391,18 @@ final class KeyLocations {
         size--;
     }
 
+    /** Times the table grew (was reallocated with keys in it). */
+    int growths() {
+        return growths;
+    }
+
     private void allocate(int capacity) {
         long[] oldHigh = high;
         long[] oldLow = low;
         long[] oldSlots = slots;
+        if (oldSlots != null) {
+            growths++;
+        }
         high = new long[capacity];
         low = wide ? new long[capacity] : null;
         slots = new long[capacity];

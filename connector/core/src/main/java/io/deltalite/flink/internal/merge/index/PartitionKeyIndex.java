@@ -80,6 +80,16 @@ public final class PartitionKeyIndex {
         }
     }
 
+    /**
+     * Rows of the files that came at the last {@link #follow} that brought any, of an index that
+     * held files before it (0 after a build): what the next follow will likely bring again, and
+     * reserve room for.
+     */
+    private long lastAnnounced;
+
+    /** Keys that last follow added (not the rows it replaced): how fast the index grows. */
+    private long lastGrowth;
+
     /** What bringing the index to a set of live files took. */
     record Followed(int filesRead, long rowsRead, int filesLeft) {}
 
@@ -90,6 +100,7 @@ public final class PartitionKeyIndex {
      * restored an older version of it) is read again: rows the index skipped as deleted are live.
      */
     Followed follow(List<DataFile> liveFiles) {
+        boolean heldFiles = !idsByPath.isEmpty();
         Set<String> live = new HashSet<>(liveFiles.size() * 2);
         List<DataFile> came = new ArrayList<>();
         for (DataFile file : liveFiles) {
@@ -132,7 +143,8 @@ public final class PartitionKeyIndex {
         for (DataFile file : came) {
             announced += Math.max(0, file.numRecords());
         }
-        locations.reserve(locations.size() + announced);
+        int keysBefore = locations.size();
+        locations.reserve(keysBefore + announced);
         for (DataFile file : came) {
             int id = filesById.size();
             IndexedFile indexed = new IndexedFile(file);
@@ -143,6 +155,11 @@ public final class PartitionKeyIndex {
         long rowsRead = 0;
         for (long rows : parallel.runAll(reads, unused -> {})) {
             rowsRead += rows;
+        }
+        if (!came.isEmpty()) {
+            // What the next follow will likely bring again; unknown after a build.
+            lastAnnounced = heldFiles ? announced : 0;
+            lastGrowth = heldFiles ? Math.max(0, locations.size() - keysBefore) : 0;
         }
         if (locationsOfLeftFiles > 1024 && locationsOfLeftFiles * 2 > indexedLocations) {
             renumber();
@@ -240,6 +257,54 @@ public final class PartitionKeyIndex {
     /** Keys with at least one location. */
     int keys() {
         return locations.size();
+    }
+
+    /**
+     * Whether the table of locations is near enough its next doubling that the next {@link #follow}
+     * would likely rehash it: a follow reserves room for the rows of the files that came, so it
+     * doubles the table when the keys held and those rows pass 3/4 of the slots. Judged by the last
+     * follow that brought files, with one more such follow's growth in keys as margin (at most a
+     * quarter of the keys). Unknown, so never, right after a build.
+     */
+    boolean growsSoon() {
+        return lastAnnounced > 0 && locations.capacityFor(locations.size() + headroom()) > slots();
+    }
+
+    /** {@link #memoryBytes} once {@link #growAhead} has grown the table. */
+    long memoryBytesAfterGrowth() {
+        return memoryBytes()
+                + locations.memoryBytesHolding(locations.size() + headroom())
+                - locations.memoryBytes();
+    }
+
+    /**
+     * Rows the next {@link #follow} will likely bring: as many as the last one that brought any.
+     */
+    long rowsLikelyNext() {
+        return lastAnnounced;
+    }
+
+    /**
+     * Doubles the table of locations now, between merges, if {@link #growsSoon}: moving every key
+     * costs a second per 15–20 million keys, which the next merge then does not spend inside a
+     * checkpoint.
+     */
+    void growAhead() {
+        locations.reserve(locations.size() + headroom());
+    }
+
+    /** Slots of the table of locations (for tests). */
+    int slots() {
+        return locations.capacityFor(0);
+    }
+
+    private long headroom() {
+        return Math.min(lastAnnounced + lastGrowth, locations.size() / 4);
+    }
+
+    /** Times the table of locations was reallocated to grow (for tests). */
+    int growths() {
+        return locations.growths();
     }
 
     /** Bytes held: the locations, the files, and the deletion vectors read and kept. */

@@ -207,6 +207,26 @@ public final class PartitionMerger {
     }
 
     /**
+     * Whether the key index of {@code partition} is to grow its table ahead of its next merge (see
+     * {@link KeyIndex#growsAhead}).
+     */
+    public boolean growsKeyIndexAhead(PartitionValues partition) {
+        KeyIndex keyIndex = indexForMerges();
+        return keyIndex != null && keyIndex.growsAhead(partition);
+    }
+
+    /**
+     * Grows the table of the key index of {@code partition} ahead of its next merge (see {@link
+     * KeyIndex#growAhead}). Never while a merge of the partition runs.
+     */
+    public void growKeyIndexAhead(PartitionValues partition) {
+        KeyIndex keyIndex = indexForMerges();
+        if (keyIndex != null) {
+            keyIndex.growAhead(partition);
+        }
+    }
+
+    /**
      * Merges {@code changes} into a partition whose live files are {@code liveFiles}.
      *
      * @param freshPaths paths among {@code liveFiles} that hold rows new in the current checkpoint

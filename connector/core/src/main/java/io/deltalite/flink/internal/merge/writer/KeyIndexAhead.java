@@ -22,13 +22,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds a partition's key index while the writer is still buffering, instead of while a checkpoint
- * barrier waits: as soon as the writer takes its first change for a partition whose next merge
- * would build the index anyway ({@link PartitionMerger#buildsKeyIndexAtNextMerge}), one background
- * thread reads the key columns of the partition's committed files. The merge then finds the index
- * built and only brings it to the files it sees (its own uncommitted results, what was committed
- * since). Without this, the first checkpoint after a start (and, with {@code auto}, a partition's
- * second merge) reads every key column of the partition inside the checkpoint.
+ * Builds a partition's key index — or doubles the table of one that is nearly full — while the
+ * writer is still buffering, instead of while a checkpoint barrier waits: as soon as the writer
+ * takes its first change for a partition whose next merge would build the index anyway ({@link
+ * PartitionMerger#buildsKeyIndexAtNextMerge}), one background thread reads the key columns of the
+ * partition's committed files. The merge then finds the index built and only brings it to the files
+ * it sees (its own uncommitted results, what was committed since). Without this, the first
+ * checkpoint after a start (and, with {@code auto}, a partition's second merge) reads every key
+ * column of the partition inside the checkpoint. Likewise an index whose table of locations its
+ * next merge would double ({@link PartitionMerger#growsKeyIndexAhead}) is doubled here: every key
+ * moved once, a second per 15–20 million keys that a checkpoint of a growing table would otherwise
+ * wait for.
  *
  * <p><b>One partition, one thread at a time.</b> Requests come from the writer thread, which calls
  * {@link #awaitAll()} before every merge; no request comes while a merge runs (the same thread
@@ -67,15 +71,36 @@ final class KeyIndexAhead implements AutoCloseable {
 
     /** The writer took its first change for {@code partition} since the partition's last merge. */
     void firstChange(PartitionValues partition) {
-        if (!requested.add(partition) || !merger.buildsKeyIndexAhead(partition)) {
+        if (!requested.add(partition)) {
             return;
         }
+        if (merger.buildsKeyIndexAhead(partition)) {
+            queue.add(partition);
+            // Each task drains the whole queue with one snapshot; the ones after find it empty.
+            submitted.add(thread().submit(this::buildQueued));
+        } else if (merger.growsKeyIndexAhead(partition)) {
+            submitted.add(thread().submit(() -> grow(partition)));
+        }
+    }
+
+    private ExecutorService thread() {
         if (thread == null) {
             thread = Executors.newSingleThreadExecutor(MergeWriter.daemonThreads(threadName));
         }
-        queue.add(partition);
-        // Each task drains the whole queue with one snapshot; the ones after find it empty.
-        submitted.add(thread.submit(this::buildQueued));
+        return thread;
+    }
+
+    private void grow(PartitionValues partition) {
+        try {
+            merger.growKeyIndexAhead(partition);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Could not grow the key index of partition {} of {} ahead of the checkpoint;"
+                            + " its merge grows it instead: {}",
+                    partition,
+                    table.location(),
+                    e.toString());
+        }
     }
 
     /**

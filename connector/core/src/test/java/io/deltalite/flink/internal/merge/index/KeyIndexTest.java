@@ -216,6 +216,54 @@ class KeyIndexTest {
     }
 
     /**
+     * A table of locations near its next doubling is doubled between checkpoints — at the
+     * partition's first change after a merge, on the writer's background thread — not by the next
+     * merge, which would move every key inside the checkpoint (a second per 15–20 million keys).
+     */
+    @Test
+    void anIndexNearItsNextDoublingGrowsBetweenCheckpointsNotInTheMerge() {
+        try (UpsertHarness writer = open(WriteMode.DELETION_VECTORS)) {
+            List<Object[]> expected = new ArrayList<>();
+            // 1,500 keys: a table of 2,048 slots, which doubles past 1,536 keys.
+            for (long id = 0; id < 1_500; id++) {
+                writer.upsert(id, "v" + id);
+                expected.add(new Object[] {id, "v" + id});
+            }
+            writer.commit();
+            long next = 1_500;
+            for (int checkpoint = 2; checkpoint <= 3; checkpoint++) {
+                for (int i = 0; i < 20; i++, next++) {
+                    writer.upsert(next, "new");
+                    expected.add(new Object[] {next, "new"});
+                }
+                writer.commit();
+            }
+            KeyIndex index = writer.writer().keyIndex();
+            PartitionValues partition = PartitionValues.UNPARTITIONED;
+            assertThat(index.slotsOf(partition))
+                    .as("1,520 keys after the third merge: one merge of 20 keys from doubling")
+                    .isEqualTo(2_048);
+            assertThat(index.stats().grownAhead()).isZero();
+            int growths = index.growthsOf(partition);
+
+            // The first change after that merge doubles the table ahead of the next merge, which
+            // then finds room for the keys it brings.
+            writer.upsert(next, "new");
+            expected.add(new Object[] {next, "new"});
+            writer.upsert(3L, "updated");
+            replace(expected, 3L, "updated");
+            writer.commit();
+            assertThat(index.stats().grownAhead()).isEqualTo(1);
+            assertThat(index.slotsOf(partition)).isEqualTo(4_096);
+            assertThat(index.growthsOf(partition))
+                    .as("one growth, the one ahead: none in the merge")
+                    .isEqualTo(growths + 1);
+            assertThat(index.stats().hits()).isPositive();
+            assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
+        }
+    }
+
+    /**
      * The writers of one TaskManager share one budget for their indexes (an eighth of the heap):
      * each writer's index is charged against it, and a writer that closes gives its share back.
      */
