@@ -81,9 +81,9 @@ public final class PartitionKeyIndex {
     }
 
     /**
-     * Rows of the files that came at the last {@link #follow} that brought any, of an index that
-     * held files before it (0 after a build): what the next follow will likely bring again, and
-     * reserve room for.
+     * Rows of the files that came at the last {@link #follow} that brought any, beyond the
+     * locations of the files that left it, of an index that held files before it (0 after a build):
+     * what the next follow will likely reserve room for again.
      */
     private long lastAnnounced;
 
@@ -101,6 +101,7 @@ public final class PartitionKeyIndex {
      */
     Followed follow(List<DataFile> liveFiles) {
         boolean heldFiles = !idsByPath.isEmpty();
+        long leftBefore = locationsOfLeftFiles;
         Set<String> live = new HashSet<>(liveFiles.size() * 2);
         List<DataFile> came = new ArrayList<>();
         for (DataFile file : liveFiles) {
@@ -143,8 +144,13 @@ public final class PartitionKeyIndex {
         for (DataFile file : came) {
             announced += Math.max(0, file.numRecords());
         }
+        // The locations of the files that left stay in the table until it is renumbered, and the
+        // files that came mostly hold the same keys again (a fold's or a compaction's output, a
+        // file whose vector changed): room is reserved for the rows beyond those only. Adding
+        // more keys than reserved grows the table as they come.
+        long mayAdd = Math.max(0, announced - Math.max(0, locationsOfLeftFiles - leftBefore));
         int keysBefore = locations.size();
-        locations.reserve(keysBefore + announced);
+        locations.reserve(keysBefore + mayAdd);
         for (DataFile file : came) {
             int id = filesById.size();
             IndexedFile indexed = new IndexedFile(file);
@@ -158,7 +164,7 @@ public final class PartitionKeyIndex {
         }
         if (!came.isEmpty()) {
             // What the next follow will likely bring again; unknown after a build.
-            lastAnnounced = heldFiles ? announced : 0;
+            lastAnnounced = heldFiles ? mayAdd : 0;
             lastGrowth = heldFiles ? Math.max(0, locations.size() - keysBefore) : 0;
         }
         if (locationsOfLeftFiles > 1024 && locationsOfLeftFiles * 2 > indexedLocations) {

@@ -264,6 +264,42 @@ class KeyIndexTest {
     }
 
     /**
+     * Files that leave the index and come back holding the same keys — another engine's compaction
+     * here, a fold of small files in the sink's own checkpoints — take no more room than before:
+     * the index does not reserve for their rows as if they were new keys, which doubled its table
+     * (inside the checkpoint, a second per 15–20 million keys) at every large enough fold.
+     */
+    @Test
+    void filesRewrittenWithTheSameKeysDoNotGrowTheIndexTable() {
+        try (UpsertHarness writer = open(WriteMode.COPY_ON_WRITE)) {
+            List<Object[]> expected = new ArrayList<>();
+            for (long id = 0; id < 1_500; id++) {
+                writer.upsert(id, "v" + id);
+                expected.add(new Object[] {id, "v" + id});
+            }
+            writer.commit();
+            writer.upsert(1L, "once");
+            replace(expected, 1L, "once");
+            writer.commit();
+            KeyIndex index = writer.writer().keyIndex();
+            PartitionValues partition = PartitionValues.UNPARTITIONED;
+            assertThat(index.slotsOf(partition)).isEqualTo(2_048);
+            int growths = index.growthsOf(partition);
+
+            ForeignWriter.compact(location(), items(WriteMode.COPY_ON_WRITE).toSchema());
+            writer.upsert(7L, "after the compaction");
+            replace(expected, 7L, "after the compaction");
+            writer.commit();
+
+            assertThat(index.slotsOf(partition))
+                    .as("1,500 keys in files that replaced files of the same 1,500 keys")
+                    .isEqualTo(2_048);
+            assertThat(index.growthsOf(partition)).isEqualTo(growths);
+            assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
+        }
+    }
+
+    /**
      * The writers of one TaskManager share one budget for their indexes (an eighth of the heap):
      * each writer's index is charged against it, and a writer that closes gives its share back.
      */
