@@ -267,10 +267,11 @@ public final class PartitionKeyIndex {
 
     /**
      * Whether the table of locations is near enough its next doubling that the next {@link #follow}
-     * would likely rehash it: a follow reserves room for the rows of the files that came, so it
-     * doubles the table when the keys held and those rows pass 3/4 of the slots. Judged by the last
-     * follow that brought files, with one more such follow's growth in keys as margin (at most a
-     * quarter of the keys). Unknown, so never, right after a build.
+     * would likely rehash it: a follow reserves room for the rows of the files that came beyond the
+     * locations of the files that left, so it doubles the table when the keys held and those rows
+     * pass 3/4 of the slots. Judged by the last follow that brought files, with one more such
+     * follow's growth in keys as margin (at most a quarter of the keys). Unknown, so never, right
+     * after a build.
      */
     boolean growsSoon() {
         return lastAnnounced > 0 && locations.capacityFor(locations.size() + headroom()) > slots();
@@ -284,7 +285,8 @@ public final class PartitionKeyIndex {
     }
 
     /**
-     * Rows the next {@link #follow} will likely bring: as many as the last one that brought any.
+     * Rows the next {@link #follow} will likely reserve room for: as many as the last one that
+     * brought any.
      */
     long rowsLikelyNext() {
         return lastAnnounced;
