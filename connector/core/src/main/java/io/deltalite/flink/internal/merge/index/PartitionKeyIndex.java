@@ -90,6 +90,13 @@ public final class PartitionKeyIndex {
     /** Keys that last follow added (not the rows it replaced): how fast the index grows. */
     private long lastGrowth;
 
+    /**
+     * Every row the statistics announced for the files that came at that follow, whether or not
+     * their keys were held already: what the next merge will likely charge for (it charges for
+     * every row of the files the index does not hold, before it reads them).
+     */
+    private long lastCameRows;
+
     /** What bringing the index to a set of live files took. */
     record Followed(int filesRead, long rowsRead, int filesLeft) {}
 
@@ -166,6 +173,7 @@ public final class PartitionKeyIndex {
             // What the next follow will likely bring again; unknown after a build.
             lastAnnounced = heldFiles ? mayAdd : 0;
             lastGrowth = heldFiles ? Math.max(0, locations.size() - keysBefore) : 0;
+            lastCameRows = heldFiles ? announced : 0;
         }
         if (locationsOfLeftFiles > 1024 && locationsOfLeftFiles * 2 > indexedLocations) {
             renumber();
@@ -285,11 +293,12 @@ public final class PartitionKeyIndex {
     }
 
     /**
-     * Rows the next {@link #follow} will likely reserve room for: as many as the last one that
-     * brought any.
+     * Rows of files the next {@link #follow} will likely bring: as many as the last one that
+     * brought any — all their rows, also those whose keys the index holds already (a fold's
+     * output), as the merge is charged for them before it reads them.
      */
     long rowsLikelyNext() {
-        return lastAnnounced;
+        return lastCameRows;
     }
 
     /**

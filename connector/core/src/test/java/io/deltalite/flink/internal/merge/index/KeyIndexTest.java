@@ -264,6 +264,81 @@ class KeyIndexTest {
     }
 
     /**
+     * Growing a table ahead is charged for as many rows as the last merge brought — all rows of a
+     * fold's output, whose keys the index holds already, as the merge is charged for them before it
+     * reads them — so that a next merge bringing such a fold again still finds room near the
+     * budget. Grown ahead at a charge for the last merge's new keys alone, that merge found no room
+     * beside the grown table and dropped the index (its merges then probe, and it is built again).
+     */
+    @Test
+    void growingAheadNearTheBudgetLeavesRoomForTheNextMergesFold() {
+        long indexBytes = indexBytesNearADoublingAfterAFold(dir.resolve("roomy"), 64L << 20);
+        // Room for the next merge as it would be without growing ahead (the index as it is, and
+        // at most 48 bytes per row of the fold it brings), not for a doubled table beside that.
+        long budget = indexBytes + 48L * 1_520 + 8_192;
+        String tight = dir.resolve("tight").toString();
+        List<Object[]> expected = new ArrayList<>();
+        MergeOptions options =
+                MergeOptions.DEFAULTS
+                        .withWriteMode(WriteMode.COPY_ON_WRITE)
+                        .withKeyIndex(new KeyIndexOptions(KeyIndexMode.ON, budget, false));
+        try (UpsertHarness writer =
+                UpsertHarness.open(tight, items(WriteMode.COPY_ON_WRITE), options)) {
+            nearADoublingAfterAFold(writer, tight, expected);
+            KeyIndex index = writer.writer().keyIndex();
+            assertThat(index.stats().fallbacks()).isZero();
+
+            writer.upsert(3L, "updated");
+            replace(expected, 3L, "updated");
+            ForeignWriter.compact(tight, items(WriteMode.COPY_ON_WRITE).toSchema());
+            writer.commit();
+
+            assertThat(index.stats().fallbacks())
+                    .as("the merge after growing ahead kept its index")
+                    .isZero();
+            assertThat(index.stats().partitions()).isEqualTo(1);
+            assertThat(index.stats().hits()).isPositive();
+            assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
+        }
+    }
+
+    /** The index's bytes once {@link #nearADoublingAfterAFold} wrote into {@code table}. */
+    private static long indexBytesNearADoublingAfterAFold(Path table, long budget) {
+        MergeOptions options =
+                MergeOptions.DEFAULTS
+                        .withWriteMode(WriteMode.COPY_ON_WRITE)
+                        .withKeyIndex(new KeyIndexOptions(KeyIndexMode.ON, budget, false));
+        try (UpsertHarness writer =
+                UpsertHarness.open(table.toString(), items(WriteMode.COPY_ON_WRITE), options)) {
+            nearADoublingAfterAFold(writer, table.toString(), new ArrayList<>());
+            return writer.writer().keyIndex().stats().memoryBytes();
+        }
+    }
+
+    /**
+     * 1,480 keys, 20 more, another engine's compaction, 20 more: the last merge brought the
+     * compaction's file of 1,500 rows, 20 of them new keys; the table of 2,048 slots holds 1,500
+     * keys and will likely double at the next merge (past 1,536 keys).
+     */
+    private static void nearADoublingAfterAFold(
+            UpsertHarness writer, String table, List<Object[]> expected) {
+        long next = 0;
+        for (int batch : new int[] {1_480, 20, 20}) {
+            if (next == 1_500) {
+                ForeignWriter.compact(table, items(WriteMode.COPY_ON_WRITE).toSchema());
+            }
+            for (int i = 0; i < batch; i++, next++) {
+                writer.upsert(next, "v" + next);
+                expected.add(new Object[] {next, "v" + next});
+            }
+            writer.commit();
+        }
+        KeyIndex index = writer.writer().keyIndex();
+        assertThat(index.slotsOf(PartitionValues.UNPARTITIONED)).isEqualTo(2_048);
+        assertThat(index.stats().keys()).isEqualTo(1_500);
+    }
+
+    /**
      * Files that leave the index and come back holding the same keys — another engine's compaction
      * here, a fold of small files in the sink's own checkpoints — take no more room than before:
      * the index does not reserve for their rows as if they were new keys, which doubled its table
