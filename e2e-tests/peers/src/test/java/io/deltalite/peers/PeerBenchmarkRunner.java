@@ -418,8 +418,12 @@ final class PeerBenchmarkRunner {
         }
     }
 
+    /**
+     * Deletes a table once it was measured, unless {@code -Dbench.keepTables=true} keeps every
+     * table for a look at its log afterwards (they take the disk of a whole run).
+     */
     private static void delete(Path directory) {
-        if (!Files.exists(directory)) {
+        if (!Files.exists(directory) || Boolean.getBoolean("bench.keepTables")) {
             return;
         }
         try (Stream<Path> files = Files.walk(directory)) {

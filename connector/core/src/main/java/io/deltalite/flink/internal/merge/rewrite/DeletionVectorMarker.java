@@ -13,6 +13,7 @@ import io.deltalite.flink.internal.merge.value.DeletionVectorRef;
 import io.deltalite.flink.internal.merge.value.RowKey;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -26,14 +27,33 @@ import java.util.concurrent.Callable;
  *
  * <ul>
  *   <li>every row of it is deleted: it is removed;
- *   <li>more than {@code rewriteThreshold} of its rows would be deleted, or the log has no row
- *       count for it (readers need one to count rows without reading): it is handed back to be
- *       rewritten copy-on-write, so readers never drag mostly-dead files;
+ *   <li>the log has no row count for it (readers need one to count rows without reading): it is
+ *       handed back to be rewritten copy-on-write;
+ *   <li>more than {@code rewriteThreshold} of its rows would be deleted: it is <em>worn</em>, and
+ *       handed back to be rewritten, so that readers do not drag mostly-dead files — paced, see
+ *       below;
  *   <li>otherwise it comes back as a <em>vector file</em>: the same data file with the union of its
  *       old deletion vector and the new positions, added to the round's {@link DeletionVectorSink}.
  * </ul>
+ *
+ * <p><b>Worn files are rewritten a few at a time.</b> Under updates spread evenly over a table, its
+ * large files pass the threshold at about the same checkpoint; rewriting all of them there made
+ * that one checkpoint read a good part of the table (a 4.9 s checkpoint among 0.4 s ones,
+ * BENCHMARKS.md §11l). A merge rewrites the most deleted worn file, and more only while the rows
+ * those rewrites read stay within {@value #REWRITE_ROWS_PER_CHANGED_ROW} per row the merge deletes;
+ * the other worn files are marked like any other and wait for a later merge (each deleted row
+ * brings about two rows to rewrite over a file's life — one it reads dead, one it copies — so the
+ * allowance keeps up with the files that wear out, and a wave of them is spread over the next
+ * checkpoints). Marking a file past the threshold is as correct as rewriting it; readers skip a few
+ * more dead rows meanwhile.
  */
 final class DeletionVectorMarker {
+    /**
+     * Rows a merge may read to rewrite worn files beyond the first, per row it deletes (see the
+     * class comment).
+     */
+    static final int REWRITE_ROWS_PER_CHANGED_ROW = 4;
+
     private final DataFileStore store;
     private final ParallelFileWork parallel;
     private final double rewriteThreshold;
@@ -91,6 +111,8 @@ final class DeletionVectorMarker {
         List<DataFile> vectorFiles = new ArrayList<>();
         List<DataFile> toRewrite = new ArrayList<>();
         List<RowKey> found = new ArrayList<>();
+        List<Worn> worn = new ArrayList<>();
+        long deletedRows = 0;
         long bytes = 0;
         for (Located hit : located) {
             if (hit.positions.length == 0) {
@@ -103,22 +125,57 @@ final class DeletionVectorMarker {
             if (union.cardinality() == existing.cardinality()) {
                 continue; // cannot happen for live rows, but a no-op must stay one
             }
+            deletedRows += union.cardinality() - existing.cardinality();
             if (union.cardinality() >= hit.physicalRows) {
                 removed.add(file);
                 found.addAll(hit.keys);
-            } else if (!file.hasStatistics()
-                    || file.numRecords() != hit.physicalRows
-                    || union.cardinality() > rewriteThreshold * hit.physicalRows) {
+            } else if (!file.hasStatistics() || file.numRecords() != hit.physicalRows) {
                 toRewrite.add(file);
+            } else if (union.cardinality() > rewriteThreshold * hit.physicalRows) {
+                worn.add(new Worn(hit, union));
             } else {
-                DeletionVectorRef ref = sink.add(union);
-                removed.add(file);
-                vectorFiles.add(file.withDeletionVector(ref, file.logStatistics()));
-                found.addAll(hit.keys);
-                bytes += ref.sizeInBytes() + 8L;
+                bytes += markOne(hit, union, sink, removed, vectorFiles, found);
+            }
+        }
+        // The most deleted first; the rest within the allowance, or marked to wait.
+        worn.sort(
+                Comparator.comparingDouble(Worn::deadShare)
+                        .reversed()
+                        .thenComparing(candidate -> candidate.hit.file.path()));
+        long allowance = REWRITE_ROWS_PER_CHANGED_ROW * deletedRows;
+        long rowsToRead = 0;
+        for (Worn candidate : worn) {
+            long rows = candidate.hit.physicalRows;
+            if (rowsToRead == 0 || rowsToRead + rows <= allowance) {
+                toRewrite.add(candidate.hit.file);
+                rowsToRead += rows;
+            } else {
+                bytes += markOne(candidate.hit, candidate.union, sink, removed, vectorFiles, found);
             }
         }
         return new Marking(removed, vectorFiles, toRewrite, found, bytes);
+    }
+
+    /** Marks {@code hit}'s rows with {@code union}; the bytes the vector takes. */
+    private static long markOne(
+            Located hit,
+            DeletionVector union,
+            DeletionVectorSink sink,
+            List<DataFile> removed,
+            List<DataFile> vectorFiles,
+            List<RowKey> found) {
+        DeletionVectorRef ref = sink.add(union);
+        removed.add(hit.file);
+        vectorFiles.add(hit.file.withDeletionVector(ref, hit.file.logStatistics()));
+        found.addAll(hit.keys);
+        return ref.sizeInBytes() + 8L;
+    }
+
+    /** A file whose vector would pass the rewrite threshold, with that vector. */
+    private record Worn(Located hit, DeletionVector union) {
+        double deadShare() {
+            return (double) union.cardinality() / hit.physicalRows;
+        }
     }
 
     /** The positions of the live rows of {@code file} whose key is one of {@code keys}. */

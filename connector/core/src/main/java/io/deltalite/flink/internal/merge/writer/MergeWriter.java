@@ -21,6 +21,7 @@ import io.deltalite.flink.internal.merge.table.UnreadableDataFileException;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.internal.merge.value.RowKey;
+import io.deltalite.flink.sink.UpsertStats;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -57,6 +58,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class MergeWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MergeWriter.class);
+
+    /** A partition's merge that takes this long is logged at info level ({@link #logIfSlow}). */
+    static final long SLOW_MERGE_MILLIS = 1_000;
 
     private final MergeTable table;
     private final MergeOptions options;
@@ -364,20 +368,23 @@ public final class MergeWriter implements AutoCloseable {
             List<DataFile> committed = live.getOrDefault(partition, List.of());
             View view = view(partition, committed);
             merges.add(
-                    () ->
-                            compactAfter(
-                                    merger.merge(
-                                            partitionChanges,
-                                            view.files,
-                                            view.freshPaths,
-                                            view.ownPaths,
-                                            version,
-                                            vectors,
-                                            getsEveryChangeOfItsKeys() ? null : holders,
-                                            budget),
-                                    view,
-                                    committed,
-                                    budget));
+                    () -> {
+                        long start = System.nanoTime();
+                        PartitionWriteResult merged =
+                                merger.merge(
+                                        partitionChanges,
+                                        view.files,
+                                        view.freshPaths,
+                                        view.ownPaths,
+                                        version,
+                                        vectors,
+                                        getsEveryChangeOfItsKeys() ? null : holders,
+                                        budget);
+                        long mergedAt = System.nanoTime();
+                        PartitionWriteResult result = compactAfter(merged, view, committed, budget);
+                        logIfSlow(result, mergedAt - start, System.nanoTime() - mergedAt);
+                        return result;
+                    });
         }
         List<PartitionWriteResult> results;
         try {
@@ -411,6 +418,45 @@ public final class MergeWriter implements AutoCloseable {
         }
         deleteReplacedVectorFiles();
         noteUnprepared();
+    }
+
+    /**
+     * Logs what a partition's merge did when it took {@value #SLOW_MERGE_MILLIS} ms or more (at
+     * debug level always): the first thing to read when a checkpoint is slow — whether the time
+     * went into the changes (files probed, rows copied, vectors written) or into compaction.
+     */
+    private void logIfSlow(PartitionWriteResult result, long mergeNanos, long compactionNanos) {
+        long mergeMillis = mergeNanos / 1_000_000;
+        long compactionMillis = compactionNanos / 1_000_000;
+        boolean slow = mergeMillis + compactionMillis >= SLOW_MERGE_MILLIS;
+        if (!slow && !LOG.isDebugEnabled()) {
+            return;
+        }
+        UpsertStats stats = result.stats();
+        Compaction compaction = result.compaction();
+        String message =
+                "Partition {} of table {}: merging {} change(s) took {} ms ({} file(s) probed,"
+                        + " {} row(s) copied, {} deletion vector(s), {} file(s) written);"
+                        + " compaction took {} ms ({} file(s), {} bytes read, into {} file(s)).";
+        Object[] args = {
+            result.partition().describe(table.schema().partitionColumns()),
+            table.location(),
+            stats.sourceRows(),
+            mergeMillis,
+            stats.filesProbed(),
+            stats.rowsCopied(),
+            stats.deletionVectorsWritten(),
+            stats.filesAdded() - compaction.outputs().size(),
+            compactionMillis,
+            compaction.inputs().size(),
+            compaction.bytesRead(),
+            compaction.outputs().size()
+        };
+        if (slow) {
+            LOG.info(message, args);
+        } else {
+            LOG.debug(message, args);
+        }
     }
 
     /**

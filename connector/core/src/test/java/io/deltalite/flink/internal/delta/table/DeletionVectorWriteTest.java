@@ -202,6 +202,61 @@ class DeletionVectorWriteTest {
         }
     }
 
+    /**
+     * Files that pass the rewrite threshold in the same merge — as the large files of a table under
+     * evenly spread updates do — are rewritten a few per merge, the rest marked until a later merge
+     * takes them: rewriting them all at once made one checkpoint read a good part of the table.
+     */
+    @Test
+    void filesThatPassTheRewriteThresholdTogetherAreRewrittenOnePerSmallMerge() {
+        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), WITH_VECTORS, VECTORS)) {
+            Map<Long, String> model = new TreeMap<>();
+            // Four files of 100 rows: ids 100f .. 100f + 99.
+            for (long file = 0; file < 4; file++) {
+                for (long id = 100 * file; id < 100 * file + 100; id++) {
+                    harness.upsert(id, "v0");
+                    model.put(id, "v0");
+                }
+                harness.commit();
+            }
+            // 45 % of each file deleted: marked.
+            UpsertStats marked = updateInEachFile(harness, model, 0, 45, "v1");
+            assertThat(marked.deletionVectorsWritten()).isEqualTo(4);
+            assertThat(marked.rowsCopied()).isZero();
+
+            // 6 rows more of each: all four pass half. Their rewrites would read 400 rows for 24
+            // deleted ones; the allowance (4 per deleted row) takes the first file only.
+            UpsertStats passed = updateInEachFile(harness, model, 45, 51, "v2");
+            assertThat(passed.rowsCopied()).isEqualTo(49);
+            assertThat(passed.deletionVectorsWritten()).isEqualTo(3);
+            assertThat(readSorted()).isEqualTo(expected(model));
+
+            // Each later merge touching them takes the next one (and marks the row it changes in
+            // the files the earlier ones wrote: three vectors each time).
+            for (int merge = 0; merge < 3; merge++) {
+                UpsertStats next = updateInEachFile(harness, model, 51 + merge, 52 + merge, "v3");
+                assertThat(next.rowsCopied()).as("merge %d", merge).isEqualTo(48 - merge);
+                assertThat(next.deletionVectorsWritten()).isEqualTo(3);
+                assertThat(readSorted()).isEqualTo(expected(model));
+            }
+        }
+    }
+
+    /**
+     * Updates the rows {@code from} (inclusive) to {@code to} of each of the four files of {@code
+     * filesThatPassTheRewriteThresholdTogether...} that still holds them, and commits.
+     */
+    private static UpsertStats updateInEachFile(
+            UpsertHarness harness, Map<Long, String> model, int from, int to, String value) {
+        for (long file = 0; file < 4; file++) {
+            for (long id = 100 * file + from; id < 100 * file + to; id++) {
+                harness.upsert(id, value);
+                model.put(id, value);
+            }
+        }
+        return harness.commit().stats();
+    }
+
     @Test
     void aKeyChangedInTwoEarlyMergesOfOneCheckpointLeavesOneVectorAndNoStrayFile() {
         Map<Long, String> model = new TreeMap<>();
