@@ -234,7 +234,11 @@ public final class DeltaLiteOptions {
                     .withDescription(
                             "In deletion-vector mode, a file whose deletion vector would delete"
                                     + " more than this share of its rows is rewritten instead,"
-                                    + " so that readers do not drag mostly deleted files.");
+                                    + " so that readers do not drag mostly deleted files. Such"
+                                    + " rewrites are paced: a merge rewrites the most deleted of"
+                                    + " these files, and more only while what they read stays in"
+                                    + " proportion to the rows it deletes; the others are marked"
+                                    + " and rewritten by a later merge.");
 
     public static final ConfigOption<Boolean> COMPACTION_ENABLED =
             ConfigOptions.key("compaction.enabled")

@@ -148,8 +148,11 @@ public final class PartitionKeyIndex {
         // The table grows once to the rows the statistics announce (a hint: rows without one, or
         // more rows than announced, grow it as they come).
         long announced = 0;
+        long cameRows = 0;
         for (DataFile file : came) {
             announced += Math.max(0, file.numRecords());
+            // As the merge charges them: without a count, a row per 8 bytes.
+            cameRows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
         }
         // The locations of the files that left stay in the table until it is renumbered, and the
         // files that came mostly hold the same keys again (a fold's or a compaction's output, a
@@ -173,7 +176,7 @@ public final class PartitionKeyIndex {
             // What the next follow will likely bring again; unknown after a build.
             lastAnnounced = heldFiles ? mayAdd : 0;
             lastGrowth = heldFiles ? Math.max(0, locations.size() - keysBefore) : 0;
-            lastCameRows = heldFiles ? announced : 0;
+            lastCameRows = heldFiles ? cameRows : 0;
         }
         if (locationsOfLeftFiles > 1024 && locationsOfLeftFiles * 2 > indexedLocations) {
             renumber();

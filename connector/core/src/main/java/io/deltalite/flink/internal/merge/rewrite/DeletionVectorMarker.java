@@ -40,20 +40,15 @@ import java.util.concurrent.Callable;
  * large files pass the threshold at about the same checkpoint; rewriting all of them there made
  * that one checkpoint read a good part of the table (a 4.9 s checkpoint among 0.4 s ones,
  * BENCHMARKS.md §11l). A merge rewrites the most deleted worn file, and more only while the rows
- * those rewrites read stay within {@value #REWRITE_ROWS_PER_CHANGED_ROW} per row the merge deletes;
- * the other worn files are marked like any other and wait for a later merge (each deleted row
- * brings about two rows to rewrite over a file's life — one it reads dead, one it copies — so the
- * allowance keeps up with the files that wear out, and a wave of them is spread over the next
- * checkpoints). Marking a file past the threshold is as correct as rewriting it; readers skip a few
- * more dead rows meanwhile.
+ * those rewrites read stay within twice {@code 1 / rewriteThreshold} per row the merge deletes; the
+ * other worn files are marked like any other and wait for a later merge. A file is rewritten once
+ * {@code rewriteThreshold} of its rows are deleted, so over its life each deleted row costs {@code
+ * 1 / rewriteThreshold} rows read: twice that keeps up with the files that wear out, and spreads a
+ * wave of them over the next checkpoints. Marking a file past the threshold is as correct as
+ * rewriting it; readers skip a few more dead rows meanwhile (a worn file no merge touches again is
+ * left to compaction's {@code compaction.deleted-rows-threshold}).
  */
 final class DeletionVectorMarker {
-    /**
-     * Rows a merge may read to rewrite worn files beyond the first, per row it deletes (see the
-     * class comment).
-     */
-    static final int REWRITE_ROWS_PER_CHANGED_ROW = 4;
-
     private final DataFileStore store;
     private final ParallelFileWork parallel;
     private final double rewriteThreshold;
@@ -142,7 +137,8 @@ final class DeletionVectorMarker {
                 Comparator.comparingDouble(Worn::deadShare)
                         .reversed()
                         .thenComparing(candidate -> candidate.hit.file.path()));
-        long allowance = REWRITE_ROWS_PER_CHANGED_ROW * deletedRows;
+        // Rows read to rewrite worn files beyond the first, per row deleted: see the class comment.
+        double allowance = 2 / rewriteThreshold * deletedRows;
         long rowsToRead = 0;
         for (Worn candidate : worn) {
             long rows = candidate.hit.physicalRows;

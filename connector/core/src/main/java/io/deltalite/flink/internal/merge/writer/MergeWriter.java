@@ -432,30 +432,37 @@ public final class MergeWriter implements AutoCloseable {
         if (!slow && !LOG.isDebugEnabled()) {
             return;
         }
-        UpsertStats stats = result.stats();
-        Compaction compaction = result.compaction();
-        String message =
-                "Partition {} of table {}: merging {} change(s) took {} ms ({} file(s) probed,"
-                        + " {} row(s) copied, {} deletion vector(s), {} file(s) written);"
-                        + " compaction took {} ms ({} file(s), {} bytes read, into {} file(s)).";
-        Object[] args = {
-            result.partition().describe(table.schema().partitionColumns()),
-            table.location(),
-            stats.sourceRows(),
-            mergeMillis,
-            stats.filesProbed(),
-            stats.rowsCopied(),
-            stats.deletionVectorsWritten(),
-            stats.filesAdded() - compaction.outputs().size(),
-            compactionMillis,
-            compaction.inputs().size(),
-            compaction.bytesRead(),
-            compaction.outputs().size()
-        };
-        if (slow) {
-            LOG.info(message, args);
-        } else {
-            LOG.debug(message, args);
+        try {
+            UpsertStats stats = result.stats();
+            Compaction compaction = result.compaction();
+            String message =
+                    "Partition {} of table {}: merging {} change(s) took {} ms ({} file(s) probed,"
+                            + " {} row(s) copied, {} deletion vector(s), {} data file(s)"
+                            + " written); compaction took {} ms ({} file(s), {} bytes read, into"
+                            + " {} file(s)). The times include waiting for the writer's file"
+                            + " threads.";
+            Object[] args = {
+                result.partition().describe(table.schema().partitionColumns()),
+                table.location(),
+                stats.sourceRows(),
+                mergeMillis,
+                stats.filesProbed(),
+                stats.rowsCopied(),
+                stats.deletionVectorsWritten(),
+                stats.filesAdded() - stats.deletionVectorsWritten() - compaction.outputs().size(),
+                compactionMillis,
+                compaction.inputs().size(),
+                compaction.bytesRead(),
+                compaction.outputs().size()
+            };
+            if (slow) {
+                LOG.info(message, args);
+            } else {
+                LOG.debug(message, args);
+            }
+        } catch (RuntimeException e) {
+            // A log line never fails a merge.
+            LOG.debug("Could not describe a merge of table {}", table.location(), e);
         }
     }
 

@@ -220,13 +220,13 @@ class DeletionVectorWriteTest {
                 harness.commit();
             }
             // 45 % of each file deleted: marked.
-            UpsertStats marked = updateInEachFile(harness, model, 0, 45, "v1");
+            UpsertStats marked = updateInEachFile(harness, model, 100, 0, 45, "v1");
             assertThat(marked.deletionVectorsWritten()).isEqualTo(4);
             assertThat(marked.rowsCopied()).isZero();
 
             // 6 rows more of each: all four pass half. Their rewrites would read 400 rows for 24
             // deleted ones; the allowance (4 per deleted row) takes the first file only.
-            UpsertStats passed = updateInEachFile(harness, model, 45, 51, "v2");
+            UpsertStats passed = updateInEachFile(harness, model, 100, 45, 51, "v2");
             assertThat(passed.rowsCopied()).isEqualTo(49);
             assertThat(passed.deletionVectorsWritten()).isEqualTo(3);
             assertThat(readSorted()).isEqualTo(expected(model));
@@ -234,7 +234,8 @@ class DeletionVectorWriteTest {
             // Each later merge touching them takes the next one (and marks the row it changes in
             // the files the earlier ones wrote: three vectors each time).
             for (int merge = 0; merge < 3; merge++) {
-                UpsertStats next = updateInEachFile(harness, model, 51 + merge, 52 + merge, "v3");
+                UpsertStats next =
+                        updateInEachFile(harness, model, 100, 51 + merge, 52 + merge, "v3");
                 assertThat(next.rowsCopied()).as("merge %d", merge).isEqualTo(48 - merge);
                 assertThat(next.deletionVectorsWritten()).isEqualTo(3);
                 assertThat(readSorted()).isEqualTo(expected(model));
@@ -243,13 +244,45 @@ class DeletionVectorWriteTest {
     }
 
     /**
-     * Updates the rows {@code from} (inclusive) to {@code to} of each of the four files of {@code
-     * filesThatPassTheRewriteThresholdTogether...} that still holds them, and commits.
+     * Worn files small enough are rewritten together, while what their rewrites read stays within
+     * twice {@code 1 / threshold} rows per row the merge deletes.
+     */
+    @Test
+    void wornFilesAreRewrittenTogetherWhileTheirReadsStayInProportionToTheDeletes() {
+        try (UpsertHarness harness = UpsertHarness.open(dir.toString(), WITH_VECTORS, VECTORS)) {
+            Map<Long, String> model = new TreeMap<>();
+            for (long file = 0; file < 4; file++) {
+                for (long id = 10 * file; id < 10 * file + 10; id++) {
+                    harness.upsert(id, "v0");
+                    model.put(id, "v0");
+                }
+                harness.commit();
+            }
+            assertThat(updateInEachFile(harness, model, 10, 0, 4, "v1").deletionVectorsWritten())
+                    .isEqualTo(4);
+
+            // All four pass half with 8 rows deleted: an allowance of 2 / 0.5 * 8 = 32 rows read
+            // takes three files of 10 (copying 4 rows each); the fourth is marked.
+            UpsertStats passed = updateInEachFile(harness, model, 10, 4, 6, "v2");
+            assertThat(passed.rowsCopied()).isEqualTo(12);
+            assertThat(passed.deletionVectorsWritten()).isEqualTo(1);
+            assertThat(readSorted()).isEqualTo(expected(model));
+        }
+    }
+
+    /**
+     * Updates the rows {@code from} (inclusive) to {@code to} of each of four files of {@code
+     * rowsPerFile} rows, the ids {@code rowsPerFile * f} on, and commits.
      */
     private static UpsertStats updateInEachFile(
-            UpsertHarness harness, Map<Long, String> model, int from, int to, String value) {
+            UpsertHarness harness,
+            Map<Long, String> model,
+            int rowsPerFile,
+            int from,
+            int to,
+            String value) {
         for (long file = 0; file < 4; file++) {
-            for (long id = 100 * file + from; id < 100 * file + to; id++) {
+            for (long id = rowsPerFile * file + from; id < rowsPerFile * file + to; id++) {
                 harness.upsert(id, value);
                 model.put(id, value);
             }
