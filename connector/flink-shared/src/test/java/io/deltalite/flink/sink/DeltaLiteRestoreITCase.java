@@ -24,7 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
@@ -78,13 +77,7 @@ class DeltaLiteRestoreITCase {
                 break;
             }
             JobClient job = env.executeAsync("at-" + parallelisms[run]);
-            SinkJobs.awaitCommits(job, table, committedBefore, 3);
-            savepoint =
-                    job.stopWithSavepoint(
-                                    false,
-                                    savepoints.toUri().toString(),
-                                    SavepointFormatType.CANONICAL)
-                            .get();
+            savepoint = SinkJobs.savepointAfterCommits(job, table, committedBefore, 3, savepoints);
             committedBefore = DeltaHistory.transactionIds(table).size();
         }
 

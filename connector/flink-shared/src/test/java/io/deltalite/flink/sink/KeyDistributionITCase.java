@@ -23,7 +23,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -233,13 +232,7 @@ class KeyDistributionITCase {
             }
             int committedBefore = DeltaHistory.transactionIds(table).size();
             JobClient job = env.executeAsync("key-distribution-at-" + parallelisms[run]);
-            SinkJobs.awaitCommits(job, table, committedBefore, 3);
-            savepoint =
-                    job.stopWithSavepoint(
-                                    false,
-                                    savepoints.toUri().toString(),
-                                    SavepointFormatType.CANONICAL)
-                            .get();
+            savepoint = SinkJobs.savepointAfterCommits(job, table, committedBefore, 3, savepoints);
         }
 
         assertTableEquals(table, script.expected());

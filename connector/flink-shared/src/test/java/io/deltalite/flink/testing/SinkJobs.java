@@ -166,4 +166,23 @@ public final class SinkJobs {
             Thread.sleep(100);
         }
     }
+
+    /**
+     * Waits for {@code commits} more commits of {@code job} into {@code table} than {@code before},
+     * then stops the job with a canonical savepoint under {@code savepoints}; returns its path.
+     */
+    public static String savepointAfterCommits(
+            org.apache.flink.core.execution.JobClient job,
+            java.nio.file.Path table,
+            int before,
+            int commits,
+            java.nio.file.Path savepoints)
+            throws Exception {
+        awaitCommits(job, table, before, commits);
+        return job.stopWithSavepoint(
+                        false,
+                        savepoints.toUri().toString(),
+                        org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
+                .get();
+    }
 }
