@@ -84,9 +84,10 @@ class HdfsSinkITCase {
 
         StreamExecutionEnvironment env = SinkJobs.environment(Duration.ofMillis(300), 20);
         SinkJobs.sink(
-                // 5,000 records in about 5 seconds: still a dozen checkpoints or more, the faults
-                // armed for the first three commits
-                SinkJobs.changes(env, script, 1_000),
+                // 5,000 records in about 10 seconds: still a dozen checkpoints or more after the
+                // faults armed for the first three commits, also on a slow machine (at 1,000 a
+                // second a fresh-clone build once committed only three)
+                SinkJobs.changes(env, script, 500),
                 DeltaLiteSink.forTable(table)
                         .rowType(script.rowType())
                         .primaryKey(script.primaryKey())
