@@ -232,8 +232,7 @@ public final class KeyIndex {
         boolean ahead = use == Use.AHEAD;
         long rows = 0;
         for (DataFile file : liveFiles) {
-            // Without a count, assume a row per 8 bytes: never fewer rows than the file holds.
-            rows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
+            rows += PartitionKeyIndex.rowsCharged(file);
         }
         PartitionKeyIndex index;
         boolean building;
@@ -534,7 +533,7 @@ public final class KeyIndex {
         long rows = 0;
         for (DataFile file : liveFiles) {
             if (!index.holds(file.path())) {
-                rows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
+                rows += PartitionKeyIndex.rowsCharged(file);
             }
         }
         return rows;

@@ -151,8 +151,7 @@ public final class PartitionKeyIndex {
         long cameRows = 0;
         for (DataFile file : came) {
             announced += Math.max(0, file.numRecords());
-            // As the merge charges them: without a count, a row per 8 bytes.
-            cameRows += file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
+            cameRows += rowsCharged(file);
         }
         // The locations of the files that left stay in the table until it is renumbered, and the
         // files that came mostly hold the same keys again (a fold's or a compaction's output, a
@@ -269,6 +268,14 @@ public final class PartitionKeyIndex {
             }
         }
         return located;
+    }
+
+    /**
+     * The rows the budget counts for {@code file} before its keys are read: its row count, or
+     * without one a row per 8 bytes (never fewer rows than the file holds).
+     */
+    static long rowsCharged(DataFile file) {
+        return file.numRecords() >= 0 ? file.numRecords() : file.sizeBytes() / 8 + 1;
     }
 
     /** Keys with at least one location. */
