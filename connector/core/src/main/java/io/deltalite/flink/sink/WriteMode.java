@@ -9,8 +9,8 @@ package io.deltalite.flink.sink;
  *   <li>{@link #DELETION_VECTORS}: the rows are marked in a deletion vector of the file, which is
  *       not rewritten; a checkpoint writes in proportion to its changes. Readers need Delta reader
  *       version 3 with deletion vectors. A file whose vector would delete more than {@code
- *       dv.rewrite-threshold} of its rows is rewritten instead (a few such files per merge, the
- *       others marked until a later merge takes them).
+ *       dv.rewrite-threshold} of its rows is rewritten instead, a few of its row groups per merge
+ *       (so that a checkpoint reads in proportion to its changes), and marked meanwhile.
  *   <li>{@link #AUTO}: deletion vectors when the table has {@code delta.enableDeletionVectors =
  *       true}, else copy-on-write. A table the sink creates gets the property.
  * </ul>

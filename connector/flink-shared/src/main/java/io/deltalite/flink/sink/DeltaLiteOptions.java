@@ -235,10 +235,10 @@ public final class DeltaLiteOptions {
                             "In deletion-vector mode, a file whose deletion vector would delete"
                                     + " more than this share of its rows is rewritten instead,"
                                     + " so that readers do not drag mostly deleted files. Such"
-                                    + " rewrites are paced: a merge rewrites the most deleted of"
-                                    + " these files, and more only while what they read stays in"
-                                    + " proportion to the rows it deletes; the others are marked"
-                                    + " and rewritten by a later merge.");
+                                    + " rewrites are paced: a merge moves the live rows of a few"
+                                    + " row groups of such files, as many as keep what it reads in"
+                                    + " proportion to the rows it deletes, and marks the rest for"
+                                    + " later merges.");
 
     public static final ConfigOption<Boolean> COMPACTION_ENABLED =
             ConfigOptions.key("compaction.enabled")

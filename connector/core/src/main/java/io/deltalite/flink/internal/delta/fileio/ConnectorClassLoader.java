@@ -49,4 +49,34 @@ public final class ConnectorClassLoader {
                     return null;
                 });
     }
+
+    /** {@code inner}, each of whose steps runs with this class loader as the context loader. */
+    public static <T> io.delta.kernel.utils.CloseableIterator<T> inConnectorLoader(
+            io.delta.kernel.utils.CloseableIterator<T> inner) {
+        return new InConnectorLoader<>(inner);
+    }
+
+    private static final class InConnectorLoader<T>
+            implements io.delta.kernel.utils.CloseableIterator<T> {
+        private final io.delta.kernel.utils.CloseableIterator<T> inner;
+
+        InConnectorLoader(io.delta.kernel.utils.CloseableIterator<T> inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return call(inner::hasNext);
+        }
+
+        @Override
+        public T next() {
+            return call(inner::next);
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            run(inner::close);
+        }
+    }
 }

@@ -39,7 +39,7 @@ final class GuardedParquetHandler implements ParquetHandler {
     public CloseableIterator<FileReadResult> readParquetFiles(
             CloseableIterator<FileStatus> files, StructType schema, Optional<Predicate> predicate)
             throws IOException {
-        return new InConnectorLoader<>(
+        return ConnectorClassLoader.inConnectorLoader(
                 ConnectorClassLoader.call(
                         () -> delegate.readParquetFiles(files, schema, predicate)));
     }
@@ -50,7 +50,7 @@ final class GuardedParquetHandler implements ParquetHandler {
             CloseableIterator<FilteredColumnarBatch> data,
             List<Column> statsColumns)
             throws IOException {
-        return new InConnectorLoader<>(
+        return ConnectorClassLoader.inConnectorLoader(
                 ConnectorClassLoader.call(
                         () -> delegate.writeParquetFiles(directory, data, statsColumns)));
     }
@@ -67,29 +67,6 @@ final class GuardedParquetHandler implements ParquetHandler {
     }
 
     /** An iterator whose every step runs in deltalite's class loader (Parquet works lazily). */
-    private static final class InConnectorLoader<T> implements CloseableIterator<T> {
-        private final CloseableIterator<T> inner;
-
-        InConnectorLoader(CloseableIterator<T> inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return ConnectorClassLoader.call(inner::hasNext);
-        }
-
-        @Override
-        public T next() {
-            return ConnectorClassLoader.call(inner::next);
-        }
-
-        @Override
-        public void close() throws IOException {
-            ConnectorClassLoader.run(inner::close);
-        }
-    }
-
     /** The content of {@code path}; a failure to produce it marks the path abandoned first. */
     private static final class Guarded implements CloseableIterator<FilteredColumnarBatch> {
         private final String path;

@@ -340,4 +340,132 @@ public final class KernelInternals {
         io.delta.kernel.internal.util.SchemaUtils.validateSchema(
                 schema, columnMapping, false, false);
     }
+
+    /**
+     * The rows of the row groups of a Parquet file whose first byte lies from {@code fromByte}
+     * (inclusive) to {@code toByte}, in batches of up to {@code batchSize} rows of {@code schema},
+     * through Kernel's own batch materializer (its public reader reads whole files only). The row
+     * groups are chosen by parquet-java's file range, and the rows must be exactly the {@code rows}
+     * rows from position {@code firstPosition} on: the iterator fails rather than hand out rows of
+     * other positions.
+     */
+    public static io.delta.kernel.utils.CloseableIterator<io.delta.kernel.data.ColumnarBatch>
+            readRowGroups(
+                    org.apache.parquet.io.InputFile file,
+                    io.delta.kernel.types.StructType schema,
+                    long fromByte,
+                    long toByte,
+                    long firstPosition,
+                    long rows,
+                    int batchSize)
+                    throws java.io.IOException {
+        var support =
+                new io.delta.kernel.defaults.internal.parquet.ParquetFileReader.BatchReadSupport(
+                        batchSize, schema);
+        org.apache.parquet.hadoop.ParquetReader<Object> reader =
+                new org.apache.parquet.hadoop.ParquetReader.Builder<Object>(
+                        file, new org.apache.parquet.conf.HadoopParquetConfiguration()) {
+                    @Override
+                    protected org.apache.parquet.hadoop.api.ReadSupport<Object> getReadSupport() {
+                        return support;
+                    }
+                }.withFileRange(fromByte, toByte)
+                        .useRecordFilter(false)
+                        .useStatsFilter(false)
+                        .useBloomFilter(false)
+                        .useDictionaryFilter(false)
+                        .useColumnIndexFilter(false)
+                        .build();
+        return new RowGroupBatches(file, reader, support, firstPosition, rows, batchSize);
+    }
+
+    /** Batches of a reader over a range of row groups, each row's position checked. */
+    private static final class RowGroupBatches
+            implements io.delta.kernel.utils.CloseableIterator<io.delta.kernel.data.ColumnarBatch> {
+        private final org.apache.parquet.io.InputFile file;
+        private final org.apache.parquet.hadoop.ParquetReader<Object> reader;
+        private final io.delta.kernel.defaults.internal.parquet.ParquetFileReader.BatchReadSupport
+                support;
+        private final long end;
+        private final int batchSize;
+        private long expected;
+        private boolean pending;
+        private boolean done;
+
+        RowGroupBatches(
+                org.apache.parquet.io.InputFile file,
+                org.apache.parquet.hadoop.ParquetReader<Object> reader,
+                io.delta.kernel.defaults.internal.parquet.ParquetFileReader.BatchReadSupport
+                        support,
+                long firstPosition,
+                long rows,
+                int batchSize) {
+            this.file = file;
+            this.reader = reader;
+            this.support = support;
+            this.expected = firstPosition;
+            this.end = firstPosition + rows;
+            this.batchSize = batchSize;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (pending) {
+                return true;
+            }
+            if (done) {
+                return false;
+            }
+            try {
+                pending = reader.read() != null;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            if (!pending) {
+                done = true;
+                if (expected != end) {
+                    throw misplaced("ended at row " + expected);
+                }
+            }
+            return pending;
+        }
+
+        @Override
+        public io.delta.kernel.data.ColumnarBatch next() {
+            if (!hasNext()) {
+                throw new java.util.NoSuchElementException();
+            }
+            int size = 0;
+            do {
+                pending = false;
+                long position = reader.getCurrentRowIndex();
+                if (position != expected) {
+                    throw misplaced("read row " + position + " where row " + expected + " was due");
+                }
+                if (position >= end) {
+                    throw misplaced("read row " + position + ", past the last one asked for");
+                }
+                support.finalizeCurrentRow(position);
+                expected++;
+                size++;
+            } while (size < batchSize && hasNext());
+            return support.getDataAsColumnarBatch(size);
+        }
+
+        private IllegalStateException misplaced(String what) {
+            return new IllegalStateException(
+                    "reading the row groups of "
+                            + file
+                            + " for rows up to "
+                            + end
+                            + ", Parquet "
+                            + what
+                            + ": the row groups read are not the ones asked for");
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            reader.close();
+        }
+    }
 }

@@ -125,6 +125,9 @@ public final class DeltaTable implements MergeTable {
     /** The top-level clustering columns by logical name: they order the rows the sink writes. */
     private final List<String> rowClustering;
 
+    /** Rows per batch the store reads (the option {@code read-batch-size}). */
+    private final int readBatchSize;
+
     private DeltaTable(
             String location,
             String tablePath,
@@ -134,11 +137,13 @@ public final class DeltaTable implements MergeTable {
             TableShape shape,
             Row writeState,
             long targetFileSize,
+            int readBatchSize,
             Configuration hadoopConf,
             TableDefinition definition,
             Map<String, Object> columnDefaults,
             List<io.delta.kernel.clustering.ClusteringColumnInfo> clustering) {
         this.targetFileSize = targetFileSize;
+        this.readBatchSize = readBatchSize;
         this.columnDefaults = java.util.Collections.unmodifiableMap(new HashMap<>(columnDefaults));
         this.clusteringColumns =
                 clustering.stream()
@@ -262,6 +267,7 @@ public final class DeltaTable implements MergeTable {
                 TableShape.of(snapshot, location),
                 writeState,
                 targetFileSize,
+                options.readBatchSize(),
                 hadoopConf,
                 definition,
                 defaults,
@@ -968,6 +974,10 @@ public final class DeltaTable implements MergeTable {
 
     FileIO fileIO() {
         return fileIO;
+    }
+
+    int readBatchSize() {
+        return readBatchSize;
     }
 
     /** The qualified table path, a Hadoop path string (see {@link #qualify}). */

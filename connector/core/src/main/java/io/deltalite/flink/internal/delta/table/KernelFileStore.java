@@ -18,6 +18,7 @@ import io.deltalite.flink.internal.delta.fileio.ConnectorClassLoader;
 import io.deltalite.flink.internal.delta.fileio.ParquetInputFiles;
 import io.deltalite.flink.internal.delta.fileio.TrackingFileIO;
 import io.deltalite.flink.internal.delta.kernel.KernelBatchStream;
+import io.deltalite.flink.internal.delta.kernel.KernelInternals;
 import io.deltalite.flink.internal.delta.kernel.KernelIterators;
 import io.deltalite.flink.internal.delta.kernel.KernelRowBatch;
 import io.deltalite.flink.internal.delta.kernel.KernelSchemas;
@@ -52,6 +53,8 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 
 /**
  * Reads and writes the Parquet data files of a table with Kernel's Parquet handler.
@@ -412,8 +415,111 @@ final class KernelFileStore implements DataFileStore {
     private BatchStream read(
             DataFile file, StructType columns, int[] keyOrdinals, TableRowDecoder rows) {
         DeletionVector deleted = readDeletionVector(file);
-        CloseableIterator<ColumnarBatch> physical = physical(file, columns);
-        long[] nextPosition = {0};
+        return batches(file, physical(file, columns), 0, deleted, keyOrdinals, rows);
+    }
+
+    /**
+     * The footer's row groups: {@code bounds[g]} is the position of row group {@code g}'s first
+     * row, the last entry the file's row count.
+     */
+    @Override
+    public long[] rowGroupBounds(DataFile file) {
+        List<BlockMetaData> groups = rowGroups(file);
+        long[] bounds = new long[groups.size() + 1];
+        for (int g = 0; g < groups.size(); g++) {
+            bounds[g + 1] = bounds[g] + groups.get(g).getRowCount();
+        }
+        return bounds;
+    }
+
+    /**
+     * Reads the row groups through Kernel's batch materializer over parquet-java's file range
+     * ({@link KernelInternals#readRowGroups}), which checks that each row is at the position
+     * counted for it; otherwise as {@link #readRows(DataFile)}.
+     */
+    @Override
+    public BatchStream readRows(DataFile file, int fromGroup, int toGroup) {
+        List<BlockMetaData> groups = rowGroups(file);
+        if (fromGroup < 0 || toGroup > groups.size() || fromGroup >= toGroup) {
+            throw new IllegalArgumentException(
+                    "row groups "
+                            + fromGroup
+                            + ".."
+                            + toGroup
+                            + " of "
+                            + file.path()
+                            + ", which has "
+                            + groups.size());
+        }
+        long first = 0;
+        for (int g = 0; g < fromGroup; g++) {
+            first += groups.get(g).getRowCount();
+        }
+        long count = 0;
+        for (int g = fromGroup; g < toGroup; g++) {
+            count += groups.get(g).getRowCount();
+        }
+        long fromByte = groups.get(fromGroup).getStartingPos();
+        long toByte =
+                toGroup < groups.size() ? groups.get(toGroup).getStartingPos() : Long.MAX_VALUE;
+        StructType readColumns = Utf8Strings.readSchema(rowSchema);
+        CloseableIterator<ColumnarBatch> physical;
+        try {
+            long firstRow = first;
+            long rowCount = count;
+            physical =
+                    ConnectorClassLoader.inConnectorLoader(
+                            ConnectorClassLoader.call(
+                                    () ->
+                                            KernelInternals.readRowGroups(
+                                                    ParquetInputFiles.open(
+                                                            table.fileIO(),
+                                                            file.path(),
+                                                            file.sizeBytes()),
+                                                    readColumns,
+                                                    fromByte,
+                                                    toByte,
+                                                    firstRow,
+                                                    rowCount,
+                                                    table.readBatchSize())));
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+        if (readColumns != rowSchema) {
+            physical = physical.map(batch -> Utf8Strings.decoded(batch, rowSchema));
+        }
+        return batches(
+                file, physical, first, readDeletionVector(file), dataKeyOrdinals, rowDecoder);
+    }
+
+    private List<BlockMetaData> rowGroups(DataFile file) {
+        try {
+            return ConnectorClassLoader.call(
+                    () -> {
+                        try (ParquetFileReader reader =
+                                ParquetFileReader.open(
+                                        ParquetInputFiles.open(
+                                                table.fileIO(), file.path(), file.sizeBytes()))) {
+                            return reader.getFooter().getBlocks();
+                        }
+                    });
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(file, e);
+        }
+    }
+
+    /**
+     * {@code physical}'s batches as row batches of {@code file}, the first of them starting at
+     * position {@code firstPosition}; {@code deleted} marks rows not live.
+     */
+    private BatchStream batches(
+            DataFile file,
+            CloseableIterator<ColumnarBatch> physical,
+            long firstPosition,
+            DeletionVector deleted,
+            int[] keyOrdinals,
+            TableRowDecoder rows) {
+        long[] nextPosition = {firstPosition};
         boolean resolve = rows != null && tracking != null;
         return new KernelBatchStream(
                 file,

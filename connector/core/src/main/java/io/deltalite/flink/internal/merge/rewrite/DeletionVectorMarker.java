@@ -23,30 +23,36 @@ import java.util.concurrent.Callable;
  * key columns to find the positions is also the exact probe: a file with no live row of a changed
  * key is left alone.
  *
- * <p>Each file that holds changed keys ends one of three ways:
+ * <p>Each file that holds changed keys ends one of four ways:
  *
  * <ul>
  *   <li>every row of it is deleted: it is removed;
  *   <li>the log has no row count for it (readers need one to count rows without reading): it is
  *       handed back to be rewritten copy-on-write;
  *   <li>more than {@code rewriteThreshold} of its rows would be deleted: it is <em>worn</em>, and
- *       handed back to be rewritten, so that readers do not drag mostly-dead files — paced, see
- *       below;
+ *       its live rows are rewritten so that readers do not drag mostly-dead files — paced, a few
+ *       row groups per merge, see below;
  *   <li>otherwise it comes back as a <em>vector file</em>: the same data file with the union of its
  *       old deletion vector and the new positions, added to the round's {@link DeletionVectorSink}.
  * </ul>
  *
- * <p><b>Worn files are rewritten a few at a time.</b> Under updates spread evenly over a table, its
- * large files pass the threshold at about the same checkpoint; rewriting all of them there made
- * that one checkpoint read a good part of the table (a 4.9 s checkpoint among 0.4 s ones,
- * BENCHMARKS.md §11l). A merge rewrites the most deleted worn file, and more only while the rows
- * those rewrites read stay within twice {@code 1 / rewriteThreshold} per row the merge deletes; the
- * other worn files are marked like any other and wait for a later merge. A file is rewritten once
- * {@code rewriteThreshold} of its rows are deleted, so over its life each deleted row costs {@code
- * 1 / rewriteThreshold} rows read: twice that keeps up with the files that wear out, and spreads a
- * wave of them over the next checkpoints. Marking a file past the threshold is as correct as
- * rewriting it; readers skip a few more dead rows meanwhile (a worn file no merge touches again is
- * left to compaction's {@code compaction.deleted-rows-threshold}).
+ * <p><b>Worn files are rewritten a few row groups at a time.</b> Under updates spread evenly over a
+ * table, its large files pass the threshold at about the same checkpoint; rewriting all of them
+ * there made that one checkpoint read a good part of the table (a 4.9 s checkpoint among 0.4 s
+ * ones, BENCHMARKS.md §11l), and even one 18 MB file took 2 s. A merge reads at most twice {@code 1
+ * / rewriteThreshold} rows of worn files per row it deletes (a file is rewritten once {@code
+ * rewriteThreshold} of its rows are deleted, so over its life each deleted row costs {@code 1 /
+ * rewriteThreshold} rows read: twice that keeps up with the files that wear out). Within that
+ * allowance, the most deleted worn file first, a worn file gives up its row groups in file order:
+ * the live rows of the next row groups are written to a new file ({@link RowGroupMove}) and those
+ * row groups are marked deleted in the file's vector, so the rows a checkpoint reads stay in
+ * proportion to the rows it changes; the merge that moves the last live row group removes the file.
+ * The first worn file moves at least one row group. A file whose row groups are all due at once, or
+ * that the store cannot read by row groups, is handed back to be rewritten whole, within the
+ * allowance or as the first. Worn files the allowance does not reach are marked like any other and
+ * wait for a later merge; marking a file past the threshold is as correct as rewriting it, readers
+ * skip a few more dead rows meanwhile (a worn file no merge touches again is left to compaction's
+ * {@code compaction.deleted-rows-threshold}).
  */
 final class DeletionVectorMarker {
     private final DataFileStore store;
@@ -69,8 +75,16 @@ final class DeletionVectorMarker {
             List<DataFile> removed,
             List<DataFile> vectorFiles,
             List<DataFile> toRewrite,
+            List<RowGroupMove> moves,
             List<RowKey> foundKeys,
             long vectorBytes) {}
+
+    /**
+     * The live rows of row groups {@code fromGroup} (inclusive) to {@code toGroup} of a worn file,
+     * to be written into new files: the marking already counts those row groups deleted in the
+     * file's new vector (or removed the file, when nothing else of it was live).
+     */
+    record RowGroupMove(DataFile file, int fromGroup, int toGroup) {}
 
     /** Finds the rows of {@code keys} in {@code files} and marks them in {@code sink}. */
     Marking mark(List<DataFile> files, KeyMatcher keys, DeletionVectorSink sink) {
@@ -140,16 +154,72 @@ final class DeletionVectorMarker {
         // Rows read to rewrite worn files beyond the first, per row deleted: see the class comment.
         double allowance = 2 / rewriteThreshold * deletedRows;
         long rowsToRead = 0;
+        List<RowGroupMove> moves = new ArrayList<>();
         for (Worn candidate : worn) {
-            long rows = candidate.hit.physicalRows;
-            if (rowsToRead == 0 || rowsToRead + rows <= allowance) {
-                toRewrite.add(candidate.hit.file);
-                rowsToRead += rows;
+            Located hit = candidate.hit;
+            long[] bounds =
+                    rowsToRead == 0 || rowsToRead < allowance
+                            ? store.rowGroupBounds(hit.file)
+                            : null;
+            int[] span =
+                    bounds == null
+                            ? null
+                            : span(
+                                    bounds,
+                                    candidate.union,
+                                    allowance - rowsToRead,
+                                    rowsToRead == 0);
+            if (bounds == null
+                    || bounds[bounds.length - 1] != hit.physicalRows
+                    || (span != null && span[0] == 0 && span[1] == bounds.length - 1)) {
+                // The whole file: it cannot be read by row groups, or all of it is due.
+                long rows = hit.physicalRows;
+                if (rowsToRead == 0 || rowsToRead + rows <= allowance) {
+                    toRewrite.add(hit.file);
+                    rowsToRead += rows;
+                } else {
+                    bytes += markOne(hit, candidate.union, sink, removed, vectorFiles, found);
+                }
+            } else if (span == null) {
+                bytes += markOne(hit, candidate.union, sink, removed, vectorFiles, found);
             } else {
-                bytes += markOne(candidate.hit, candidate.union, sink, removed, vectorFiles, found);
+                DeletionVector moved = candidate.union.withRange(bounds[span[0]], bounds[span[1]]);
+                moves.add(new RowGroupMove(hit.file, span[0], span[1]));
+                rowsToRead += bounds[span[1]] - bounds[span[0]];
+                if (moved.cardinality() >= hit.physicalRows) {
+                    removed.add(hit.file);
+                    found.addAll(hit.keys);
+                } else {
+                    bytes += markOne(hit, moved, sink, removed, vectorFiles, found);
+                }
             }
         }
-        return new Marking(removed, vectorFiles, toRewrite, found, bytes);
+        return new Marking(removed, vectorFiles, toRewrite, moves, found, bytes);
+    }
+
+    /**
+     * The row groups of a worn file to move now, as {@code {from, to}}: from its first row group
+     * with a live row, as many as {@code allowance} rows read pays for (at least one if {@code
+     * first}); null when not even one fits.
+     */
+    private static int[] span(
+            long[] bounds, DeletionVector deleted, double allowance, boolean first) {
+        int groups = bounds.length - 1;
+        int from = 0;
+        while (from < groups
+                && deleted.cardinality(bounds[from], bounds[from + 1])
+                        == bounds[from + 1] - bounds[from]) {
+            from++;
+        }
+        if (from == groups) {
+            return null; // cannot happen: a worn file still has a live row
+        }
+        int to = from;
+        while (to < groups
+                && ((to == from && first) || bounds[to + 1] - bounds[from] <= allowance)) {
+            to++;
+        }
+        return to == from ? null : new int[] {from, to};
     }
 
     /** Marks {@code hit}'s rows with {@code union}; the bytes the vector takes. */

@@ -881,6 +881,7 @@ public final class PartitionMerger {
             candidates = candidates(liveFiles, keys);
         }
         List<DataFile> toRewrite = new ArrayList<>();
+        List<DeletionVectorMarker.RowGroupMove> moves = new ArrayList<>();
         List<List<DataFile>> folds = List.of();
         if (vectors != null) {
             // Committed files are marked, small ones too: rewriting a small file costs all its
@@ -920,6 +921,7 @@ public final class PartitionMerger {
                 rewrite.foundKeys.addAll(marking.foundKeys());
                 rewrite.vectorBytes += marking.vectorBytes();
                 toRewrite.addAll(marking.toRewrite());
+                moves.addAll(marking.moves());
             }
             if (located == null) {
                 rewrite.probed += committed.size() + shared.size();
@@ -931,7 +933,7 @@ public final class PartitionMerger {
             toRewrite.addAll(
                     located == null ? probe(candidates, keys, matcher, rewrite) : candidates);
         }
-        if (toRewrite.isEmpty() && folds.isEmpty()) {
+        if (toRewrite.isEmpty() && folds.isEmpty() && moves.isEmpty()) {
             return rewrite;
         }
         List<DataFile> baseMatched = new ArrayList<>();
@@ -947,6 +949,11 @@ public final class PartitionMerger {
                     () ->
                             new LaneOutput(
                                     false, rewriteLane(partition, lane, matcher, found, copied)));
+        }
+        // The survivors of row groups of worn files: their marking counts them deleted already.
+        for (DeletionVectorMarker.RowGroupMove move : moves) {
+            lanes.add(
+                    () -> new LaneOutput(false, moveLane(partition, move, matcher, found, copied)));
         }
         // Each fold becomes files of its own: its inputs are one size tier, its output the next.
         Map<String, PartitionKeyIndex.Located> hits = located;
@@ -1216,6 +1223,23 @@ public final class PartitionMerger {
                 partition,
                 new SurvivorStream(store, files, keys, found, copied),
                 KeyGroups.covering(files));
+    }
+
+    private List<DataFile> moveLane(
+            PartitionValues partition,
+            DeletionVectorMarker.RowGroupMove move,
+            KeyMatcher keys,
+            Set<RowKey> found,
+            LongAdder copied) {
+        return store.write(
+                partition,
+                SurvivorStream.of(
+                        store,
+                        store.readRows(move.file(), move.fromGroup(), move.toGroup()),
+                        keys,
+                        found,
+                        copied),
+                KeyGroups.covering(List.of(move.file())));
     }
 
     /**

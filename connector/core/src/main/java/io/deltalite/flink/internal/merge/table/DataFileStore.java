@@ -108,6 +108,24 @@ public interface DataFileStore {
     /** Streams the complete rows of {@code file}; rows its deletion vector deletes are not live. */
     BatchStream readRows(DataFile file);
 
+    /**
+     * Where the row groups of {@code file} start: {@code bounds[g]} is the position of the first
+     * row of row group {@code g}, the last entry the file's physical row count. Null when this
+     * store reads files only whole (then {@link #readRows(DataFile, int, int)} is not supported).
+     */
+    default long[] rowGroupBounds(DataFile file) {
+        return null;
+    }
+
+    /**
+     * Streams the complete rows of row groups {@code fromGroup} (inclusive) to {@code toGroup} of
+     * {@code file} ({@link #rowGroupBounds}), each at its position in the whole file; rows its
+     * deletion vector deletes are not live.
+     */
+    default BatchStream readRows(DataFile file, int fromGroup, int toGroup) {
+        throw new UnsupportedOperationException("this store reads files only whole");
+    }
+
     /** Wraps new rows, in table-column order, as a batch that can be written. */
     RowBatch newRows(List<Object[]> rows);
 

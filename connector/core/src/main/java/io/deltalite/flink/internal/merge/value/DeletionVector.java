@@ -77,6 +77,41 @@ public final class DeletionVector {
         return new DeletionVector(merged);
     }
 
+    /** This deletion vector and every position from {@code from} (inclusive) to {@code to}. */
+    public DeletionVector withRange(long from, long to) {
+        if (from < 0 || to < from) {
+            throw new IllegalArgumentException("bad row range " + from + ".." + to);
+        }
+        if (from == to) {
+            return this;
+        }
+        NavigableMap<Integer, RoaringBitmap> merged = new TreeMap<>();
+        buckets.forEach((key, bitmap) -> merged.put(key, bitmap.clone()));
+        for (long bucketStart = from & ~0xFFFF_FFFFL; bucketStart < to; bucketStart += 1L << 32) {
+            long low = Math.max(from, bucketStart) - bucketStart;
+            long high = Math.min(to, bucketStart + (1L << 32)) - bucketStart;
+            merged.computeIfAbsent((int) (bucketStart >>> 32), key -> new RoaringBitmap())
+                    .add(low, high);
+        }
+        merged.values().forEach(RoaringBitmap::runOptimize);
+        return new DeletionVector(merged);
+    }
+
+    /** How many of the positions from {@code from} (inclusive) to {@code to} it deletes. */
+    public long cardinality(long from, long to) {
+        long count = 0;
+        for (long bucketStart = from & ~0xFFFF_FFFFL; bucketStart < to; bucketStart += 1L << 32) {
+            RoaringBitmap bitmap = buckets.get((int) (bucketStart >>> 32));
+            if (bitmap != null) {
+                count +=
+                        bitmap.rangeCardinality(
+                                Math.max(from, bucketStart) - bucketStart,
+                                Math.min(to, bucketStart + (1L << 32)) - bucketStart);
+            }
+        }
+        return count;
+    }
+
     /**
      * The deletion vector of a file that holds the rows of several files one after the other: the
      * rows {@code vectors[i]} deletes, moved down by {@code offsets[i]} (where file {@code i}'s

@@ -271,6 +271,98 @@ class DeletionVectorWriteTest {
     }
 
     /**
+     * A large file that passes the rewrite threshold is not read whole in one merge: each merge
+     * that touches it moves the survivors of a few of its row groups to a new file (and marks those
+     * row groups deleted), as many as the merge's allowance of rows read pays for, until nothing of
+     * the file is left and it is removed. Each of its rows is copied once, and the table stays
+     * right (with the key index cross-checked by the exact probe in every merge).
+     */
+    @Test
+    void aWornFileOfManyRowGroupsIsMovedAFewRowGroupsPerMerge() throws Exception {
+        MergeOptions smallRowGroups =
+                VECTORS.withRowGroupSizeBytes(2048)
+                        .withKeyIndex(
+                                io.deltalite.flink.internal.merge.options.KeyIndexOptions.DEFAULTS
+                                        .withValidate(true));
+        int rows = 4000;
+        try (UpsertHarness harness =
+                UpsertHarness.open(dir.toString(), WITH_VECTORS, smallRowGroups)) {
+            Map<Long, String> model = new TreeMap<>();
+            for (long id = 0; id < rows; id++) {
+                harness.upsert(id, "v0");
+                model.put(id, "v0");
+            }
+            harness.commit();
+            String worn =
+                    KernelTableReader.liveFiles(dir.toString()).values().iterator().next().path();
+            int groups = rowGroups(worn);
+            assertThat(groups).as("row groups of the bulk file").isGreaterThanOrEqualTo(8);
+
+            // Every other row: half of the file deleted, spread over all its row groups.
+            UpsertStats marked = updateEvery(harness, model, rows, 2, 0, "v1");
+            assertThat(marked.rowsCopied()).isZero();
+            // One row in 50 more passes half: 80 rows deleted, an allowance of 2 / 0.5 * 80 = 320
+            // rows read, about a row group of the 4,000 — not the whole file.
+            UpsertStats passed = updateEvery(harness, model, rows, 50, 1, "v2");
+            assertThat(passed.rowsCopied()).isPositive().isLessThanOrEqualTo(rows / groups + 320);
+            assertThat(readSorted()).isEqualTo(expected(model));
+            assertThat(livePaths()).contains(worn);
+
+            long copied = passed.rowsCopied();
+            int merges = 1;
+            int offset = 3;
+            while (livePaths().contains(worn)) {
+                assertThat(merges)
+                        .as("merges that moved part of the worn file")
+                        .isLessThan(groups + 2);
+                UpsertStats next = updateEvery(harness, model, rows, 50, offset, "v3");
+                offset += 2;
+                assertThat(next.rowsCopied()).isLessThanOrEqualTo(rows / groups + 320);
+                copied += next.rowsCopied();
+                merges++;
+                assertThat(readSorted()).isEqualTo(expected(model));
+            }
+            System.out.println(
+                    "MOVES merges=" + merges + " copied=" + copied + " groups=" + groups);
+            assertThat(merges).isGreaterThan(2);
+            // Each row of the worn file that was live when its row group moved was copied once.
+            assertThat(copied).isLessThanOrEqualTo(rows / 2);
+        }
+    }
+
+    /** Updates every {@code step}-th id from {@code offset} below {@code rows}, and commits. */
+    private static UpsertStats updateEvery(
+            UpsertHarness harness,
+            Map<Long, String> model,
+            int rows,
+            int step,
+            int offset,
+            String value) {
+        for (long id = offset; id < rows; id += step) {
+            harness.upsert(id, value);
+            model.put(id, value);
+        }
+        return harness.commit().stats();
+    }
+
+    private java.util.Set<String> livePaths() {
+        java.util.Set<String> paths = new java.util.HashSet<>();
+        KernelTableReader.liveFiles(dir.toString())
+                .values()
+                .forEach(file -> paths.add(file.path()));
+        return paths;
+    }
+
+    private static int rowGroups(String path) throws Exception {
+        try (org.apache.parquet.hadoop.ParquetFileReader reader =
+                org.apache.parquet.hadoop.ParquetFileReader.open(
+                        new org.apache.parquet.io.LocalInputFile(
+                                java.nio.file.Path.of(java.net.URI.create(path))))) {
+            return reader.getFooter().getBlocks().size();
+        }
+    }
+
+    /**
      * Updates the rows {@code from} (inclusive) to {@code to} of each of four files of {@code
      * rowsPerFile} rows, the ids {@code rowsPerFile * f} on, and commits.
      */

@@ -43,6 +43,30 @@ class DeletionVectorPositionsTest {
     }
 
     @Test
+    void aRangeOfPositionsIsCountedAndAddedAcrossBuckets() {
+        long bucket = 1L << 32;
+        DeletionVector vector = DeletionVector.of(3, 10, 11, bucket - 2, bucket + 5, 2 * bucket);
+        assertThat(vector.cardinality(0, 11)).isEqualTo(2);
+        assertThat(vector.cardinality(10, 12)).isEqualTo(2);
+        assertThat(vector.cardinality(bucket - 2, bucket + 6)).isEqualTo(2);
+        assertThat(vector.cardinality(0, 3 * bucket)).isEqualTo(6);
+        assertThat(vector.cardinality(12, 12)).isZero();
+
+        DeletionVector ranged = vector.withRange(bucket - 4, bucket + 4);
+        assertThat(ranged.cardinality()).isEqualTo(6 + 8 - 1);
+        for (long position = bucket - 6; position < bucket + 7; position++) {
+            assertThat(ranged.contains(position))
+                    .as("position %d", position)
+                    .isEqualTo(
+                            (position >= bucket - 4 && position < bucket + 4)
+                                    || vector.contains(position));
+        }
+        assertThat(vector.withRange(7, 7)).isSameAs(vector);
+        assertThat(DeletionVector.EMPTY.withRange(0, 4000).cardinality(0, 4000)).isEqualTo(4000);
+        assertThat(vector.cardinality()).as("unchanged").isEqualTo(6);
+    }
+
+    @Test
     void anEmptyVectorClearsNothing() {
         boolean[] live = new boolean[100];
         Arrays.fill(live, true);
