@@ -14,7 +14,7 @@ import java.util.TreeSet;
  * features; both are needed by a writer that rewrites files. Nor can its public API change the
  * schema of a table without column mapping, which the Delta protocol allows (adding a nullable
  * column, widening a type) and Spark does, nor write the checksum of a version whose files Kernel's
- * own post-commit hook cannot serialize.
+ * own post-commit hook cannot serialize, nor read part of a data file (a range of its row groups).
  */
 public final class KernelInternals {
     private KernelInternals() {}
