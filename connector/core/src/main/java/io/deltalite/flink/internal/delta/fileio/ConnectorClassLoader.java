@@ -50,7 +50,10 @@ public final class ConnectorClassLoader {
                 });
     }
 
-    /** {@code inner}, each of whose steps runs with this class loader as the context loader. */
+    /**
+     * {@code inner}, each of whose steps runs with this class loader as the context loader (Parquet
+     * reads and writes lazily, as the iterator is stepped).
+     */
     public static <T> io.delta.kernel.utils.CloseableIterator<T> inConnectorLoader(
             io.delta.kernel.utils.CloseableIterator<T> inner) {
         return new InConnectorLoader<>(inner);

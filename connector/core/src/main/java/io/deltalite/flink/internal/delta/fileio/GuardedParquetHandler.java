@@ -66,7 +66,6 @@ final class GuardedParquetHandler implements ParquetHandler {
         }
     }
 
-    /** An iterator whose every step runs in deltalite's class loader (Parquet works lazily). */
     /** The content of {@code path}; a failure to produce it marks the path abandoned first. */
     private static final class Guarded implements CloseableIterator<FilteredColumnarBatch> {
         private final String path;

@@ -342,12 +342,12 @@ public final class KernelInternals {
     }
 
     /**
-     * The rows of the row groups of a Parquet file whose first byte lies from {@code fromByte}
-     * (inclusive) to {@code toByte}, in batches of up to {@code batchSize} rows of {@code schema},
-     * through Kernel's own batch materializer (its public reader reads whole files only). The row
-     * groups are chosen by parquet-java's file range, and the rows must be exactly the {@code rows}
-     * rows from position {@code firstPosition} on: the iterator fails rather than hand out rows of
-     * other positions.
+     * The rows of the row groups of a Parquet file whose middle byte lies from {@code fromByte}
+     * (inclusive) to {@code toByte} — parquet-java's file range, as a split of a file is read — in
+     * batches of up to {@code batchSize} rows of {@code schema}, through Kernel's own batch
+     * materializer (its public reader reads whole files only). The rows must be exactly the {@code
+     * rows} rows from position {@code firstPosition} on: the iterator fails rather than hand out a
+     * row at another position than the one counted for it.
      */
     public static io.delta.kernel.utils.CloseableIterator<io.delta.kernel.data.ColumnarBatch>
             readRowGroups(

@@ -49,6 +49,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -103,6 +104,20 @@ final class KernelFileStore implements DataFileStore {
 
     /** Joins small files row group by row group, for folds (none in a table that keeps row ids). */
     private final RowGroupSplice splice;
+
+    /**
+     * The row-group layouts of the files read by row group lately, by path (empty: a file whose row
+     * groups cannot be read apart).
+     */
+    private final Map<String, Optional<RowGroupLayout>> layouts =
+            java.util.Collections.synchronizedMap(
+                    new java.util.LinkedHashMap<>(16, 0.75f, true) {
+                        @Override
+                        protected boolean removeEldestEntry(
+                                Map.Entry<String, Optional<RowGroupLayout>> eldest) {
+                            return size() > 256;
+                        }
+                    });
 
     KernelFileStore(DeltaTable table) {
         this.table = table;
@@ -420,16 +435,14 @@ final class KernelFileStore implements DataFileStore {
 
     /**
      * The footer's row groups: {@code bounds[g]} is the position of row group {@code g}'s first
-     * row, the last entry the file's row count.
+     * row, the last entry the file's row count. Null for a file whose row groups are not laid out
+     * one after the other in file order: parquet-java picks a range of row groups by where their
+     * bytes lie, and only such a layout makes that pick exactly the row groups asked for.
      */
     @Override
     public long[] rowGroupBounds(DataFile file) {
-        List<BlockMetaData> groups = rowGroups(file);
-        long[] bounds = new long[groups.size() + 1];
-        for (int g = 0; g < groups.size(); g++) {
-            bounds[g + 1] = bounds[g] + groups.get(g).getRowCount();
-        }
-        return bounds;
+        RowGroupLayout layout = rowGroupLayout(file);
+        return layout == null ? null : layout.rowBounds.clone();
     }
 
     /**
@@ -439,8 +452,9 @@ final class KernelFileStore implements DataFileStore {
      */
     @Override
     public BatchStream readRows(DataFile file, int fromGroup, int toGroup) {
-        List<BlockMetaData> groups = rowGroups(file);
-        if (fromGroup < 0 || toGroup > groups.size() || fromGroup >= toGroup) {
+        RowGroupLayout layout = rowGroupLayout(file);
+        int groups = layout == null ? 0 : layout.rowBounds.length - 1;
+        if (layout == null || fromGroup < 0 || toGroup > groups || fromGroup >= toGroup) {
             throw new IllegalArgumentException(
                     "row groups "
                             + fromGroup
@@ -448,25 +462,18 @@ final class KernelFileStore implements DataFileStore {
                             + toGroup
                             + " of "
                             + file.path()
-                            + ", which has "
-                            + groups.size());
+                            + (layout == null
+                                    ? ", whose row groups cannot be read apart"
+                                    : ", which has " + groups));
         }
-        long first = 0;
-        for (int g = 0; g < fromGroup; g++) {
-            first += groups.get(g).getRowCount();
-        }
-        long count = 0;
-        for (int g = fromGroup; g < toGroup; g++) {
-            count += groups.get(g).getRowCount();
-        }
-        long fromByte = groups.get(fromGroup).getStartingPos();
-        long toByte =
-                toGroup < groups.size() ? groups.get(toGroup).getStartingPos() : Long.MAX_VALUE;
+        long first = layout.rowBounds[fromGroup];
+        long count = layout.rowBounds[toGroup] - first;
+        long fromByte = layout.byteStarts[fromGroup];
+        long toByte = toGroup < groups ? layout.byteStarts[toGroup] : Long.MAX_VALUE;
+        DeletionVector deleted = readDeletionVector(file);
         StructType readColumns = Utf8Strings.readSchema(rowSchema);
         CloseableIterator<ColumnarBatch> physical;
         try {
-            long firstRow = first;
-            long rowCount = count;
             physical =
                     ConnectorClassLoader.inConnectorLoader(
                             ConnectorClassLoader.call(
@@ -479,8 +486,8 @@ final class KernelFileStore implements DataFileStore {
                                                     readColumns,
                                                     fromByte,
                                                     toByte,
-                                                    firstRow,
-                                                    rowCount,
+                                                    first,
+                                                    count,
                                                     table.readBatchSize())));
         } catch (IOException | RuntimeException e) {
             throw readFailure(file, e);
@@ -488,24 +495,60 @@ final class KernelFileStore implements DataFileStore {
         if (readColumns != rowSchema) {
             physical = physical.map(batch -> Utf8Strings.decoded(batch, rowSchema));
         }
-        return batches(
-                file, physical, first, readDeletionVector(file), dataKeyOrdinals, rowDecoder);
+        return batches(file, physical, first, deleted, dataKeyOrdinals, rowDecoder);
     }
 
-    private List<BlockMetaData> rowGroups(DataFile file) {
+    /**
+     * Where a file's row groups start, by row and by byte: read from its footer once, as data files
+     * never change while their path is live (a worn file is moved over several merges).
+     */
+    private record RowGroupLayout(long[] rowBounds, long[] byteStarts) {}
+
+    private RowGroupLayout rowGroupLayout(DataFile file) {
+        Optional<RowGroupLayout> known = layouts.get(file.path());
+        if (known == null) {
+            known = Optional.ofNullable(readRowGroupLayout(file));
+            layouts.put(file.path(), known);
+        }
+        return known.orElse(null);
+    }
+
+    private RowGroupLayout readRowGroupLayout(DataFile file) {
+        List<BlockMetaData> groups;
         try {
-            return ConnectorClassLoader.call(
-                    () -> {
-                        try (ParquetFileReader reader =
-                                ParquetFileReader.open(
-                                        ParquetInputFiles.open(
-                                                table.fileIO(), file.path(), file.sizeBytes()))) {
-                            return reader.getFooter().getBlocks();
-                        }
-                    });
+            groups =
+                    ConnectorClassLoader.call(
+                            () -> {
+                                try (ParquetFileReader reader =
+                                        ParquetFileReader.open(
+                                                ParquetInputFiles.open(
+                                                        table.fileIO(),
+                                                        file.path(),
+                                                        file.sizeBytes()))) {
+                                    return reader.getFooter().getBlocks();
+                                }
+                            });
         } catch (IOException | RuntimeException e) {
             throw readFailure(file, e);
         }
+        long[] rows = new long[groups.size() + 1];
+        long[] bytes = new long[groups.size()];
+        for (int g = 0; g < groups.size(); g++) {
+            BlockMetaData group = groups.get(g);
+            rows[g + 1] = rows[g] + group.getRowCount();
+            bytes[g] = group.getStartingPos();
+            // parquet-java takes a row group whose middle byte lies in the range read
+            boolean inOrder =
+                    group.getRowCount() >= 0
+                            && group.getCompressedSize() > 0
+                            && (g == 0
+                                    || bytes[g - 1] + groups.get(g - 1).getCompressedSize()
+                                            <= bytes[g]);
+            if (!inOrder) {
+                return null;
+            }
+        }
+        return new RowGroupLayout(rows, bytes);
     }
 
     /**

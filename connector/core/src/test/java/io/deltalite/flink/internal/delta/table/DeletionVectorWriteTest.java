@@ -322,8 +322,6 @@ class DeletionVectorWriteTest {
                 merges++;
                 assertThat(readSorted()).isEqualTo(expected(model));
             }
-            System.out.println(
-                    "MOVES merges=" + merges + " copied=" + copied + " groups=" + groups);
             assertThat(merges).isGreaterThan(2);
             // Each row of the worn file that was live when its row group moved was copied once.
             assertThat(copied).isLessThanOrEqualTo(rows / 2);
