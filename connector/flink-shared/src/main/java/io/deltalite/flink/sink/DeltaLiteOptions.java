@@ -64,7 +64,9 @@ public final class DeltaLiteOptions {
                     .defaultValue(MemorySize.ofMebiBytes(32))
                     .withDescription(
                             "Parquet row-group size of written files. Each open output file holds"
-                                    + " up to one row group in memory.");
+                                    + " up to one row group in memory. In deletion-vector mode a"
+                                    + " worn file is rewritten at least a row group per"
+                                    + " checkpoint: smaller row groups spread the rewrite finer.");
 
     public static final ConfigOption<ParquetCompression> PARQUET_COMPRESSION =
             ConfigOptions.key("parquet.compression")
