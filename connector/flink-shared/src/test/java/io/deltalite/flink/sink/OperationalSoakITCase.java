@@ -106,6 +106,21 @@ class OperationalSoakITCase {
                                             : "PARTITION")
                             .toUpperCase(java.util.Locale.ROOT));
 
+    /**
+     * Whether the run's files count as large ({@code soak.files = row-groups}: row groups of about
+     * 100 rows, Parquet's least, and no file small enough to fold, so worn files are moved a few
+     * row groups at a time) or as small ({@code small}: folded as compaction would merge them);
+     * drawn per build like {@link #DISTRIBUTION}.
+     */
+    private static final boolean ROW_GROUP_MOVES =
+            "row-groups"
+                    .equalsIgnoreCase(
+                            System.getProperty(
+                                    "soak.files",
+                                    BuildSample.random("OperationalSoakITCase.files").nextBoolean()
+                                            ? "row-groups"
+                                            : "small"));
+
     /** Keys of the other writer: far from the script's. */
     private static final long OTHER_KEYS = 10_000_000L;
 
@@ -208,8 +223,8 @@ class OperationalSoakITCase {
         }
         int injected = events.values().stream().mapToInt(Integer::intValue).sum();
         System.out.printf(
-                "soak: distribution %s, %d segments, %d events: %s%n",
-                DISTRIBUTION, segment, injected, events);
+                "soak: distribution %s, files %s, %d segments, %d events: %s%n",
+                DISTRIBUTION, ROW_GROUP_MOVES ? "row-groups" : "small", segment, injected, events);
         assertThat(segment).isGreaterThan(0);
         List<Object[]> expected = new ArrayList<>(script.expected());
         synchronized (otherRows) {
@@ -311,6 +326,10 @@ class OperationalSoakITCase {
                         // Every merge also runs the exact probe: an index gone stale fails the
                         // test.
                         .option(DeltaLiteOptions.KEY_INDEX_VALIDATE, true);
+        if (ROW_GROUP_MOVES) {
+            sink.option(DeltaLiteOptions.ROW_GROUP_SIZE, MemorySize.parse("1kb"))
+                    .option(DeltaLiteOptions.COMPACTION_SMALL_FILE_SIZE, MemorySize.parse("1kb"));
+        }
         if (fixedAppId) {
             sink.appId("soak");
         }
