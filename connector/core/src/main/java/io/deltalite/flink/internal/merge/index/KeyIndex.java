@@ -237,29 +237,10 @@ public final class KeyIndex {
         PartitionKeyIndex index;
         boolean building;
         synchronized (this) {
-            if (following.contains(partition)) {
-                // Another thread is bringing this index to its files — a build ahead of the merge
-                // that had not ended when the checkpoint came. One thread follows a partition at
-                // a time: a merge reads the key columns instead of waiting (the build serves the
-                // next merge), a look-up reads the files, a build ahead has nothing left to do.
-                if (use == Use.MERGE) {
-                    fallbacks.incrementAndGet();
-                    LOG.info(
-                            "The key index of partition {} of table {} was still being built when"
-                                    + " its merge came; this merge reads the key columns instead,"
-                                    + " and the next uses the index.",
-                            partition,
-                            location);
-                }
-                return null;
-            }
             index = partitions.get(partition);
             building = index == null;
             if (index == null && use == Use.LOOKUP) {
                 return null; // dropped meanwhile: a look-up builds none
-            }
-            if (index != null && ahead) {
-                return null; // a merge built it since the build ahead was asked for
             }
             if (index == null
                     && (!fromFirstMerge || dropped.contains(partition))

@@ -1,6 +1,5 @@
 package io.deltalite.flink.internal.merge.writer;
 
-import io.deltalite.flink.internal.merge.index.KeyIndex;
 import io.deltalite.flink.internal.merge.rewrite.PartitionMerger;
 import io.deltalite.flink.internal.merge.table.MergeTable;
 import io.deltalite.flink.internal.merge.table.TableSnapshot;
@@ -37,13 +36,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>One partition, one thread at a time.</b> Requests come from the writer thread, which calls
  * {@link #awaitAll()} before every merge; no request comes while a merge runs (the same thread
- * makes both). {@code awaitAll} waits for the doublings, which are quick and which the merge would
- * otherwise do itself, but <em>not</em> for builds: a checkpoint that comes while its partition's
- * index is still being built — the first one after a start, when Flink places it early — does not
- * wait seconds for it. The key index keeps the partition to the one thread that follows it ({@link
- * KeyIndex#follow}: a merge that finds the partition being built gets no index and runs the exact
- * probe, as without an index), and the build goes on for the next merge, which brings it to the
- * files it sees then, those this merge wrote included.
+ * makes both). So an index is never built ahead while a merge of its partition uses it.
  *
  * <p><b>Best effort.</b> A build that fails (storage answering badly) is logged and forgotten: the
  * index forgets a half-built partition, and its merge builds it as it would have without this (an
@@ -65,11 +58,8 @@ final class KeyIndexAhead implements AutoCloseable {
     /** Partitions to build, in request order; drained by the background thread. */
     private final Queue<PartitionValues> queue = new ConcurrentLinkedQueue<>();
 
-    /** Doublings submitted since the last {@link #awaitAll()}; writer thread only. */
+    /** Builds submitted since the last {@link #awaitAll()}; writer thread only. */
     private final List<Future<?>> submitted = new ArrayList<>();
-
-    /** Builds submitted and not seen ended by an {@link #awaitAll()}; writer thread only. */
-    private final List<Future<?>> builds = new ArrayList<>();
 
     private ExecutorService thread;
 
@@ -87,7 +77,7 @@ final class KeyIndexAhead implements AutoCloseable {
         if (merger.buildsKeyIndexAhead(partition)) {
             queue.add(partition);
             // Each task drains the whole queue with one snapshot; the ones after find it empty.
-            builds.add(thread().submit(this::buildQueued));
+            submitted.add(thread().submit(this::buildQueued));
         } else if (merger.growsKeyIndexAhead(partition)) {
             submitted.add(thread().submit(() -> grow(partition)));
         }
@@ -114,52 +104,37 @@ final class KeyIndexAhead implements AutoCloseable {
     }
 
     /**
-     * Waits until every doubling requested so far has ended, and rethrows the {@link Error} of a
-     * build seen ended; the writer calls it before a merge. Builds still running are not waited for
-     * (see the class comment). Interrupted (the task is cancelled), it stops the work ahead and
-     * throws. A task that died of an {@link Error} rethrows it here: the writer fails as it would
-     * have, building in its merge.
+     * Waits until every build requested so far has ended; the writer calls it before a merge.
+     * Interrupted (the task is cancelled), it stops the builds and throws. A build that died of an
+     * {@link Error} rethrows it here: the writer fails as it would have, building in its merge.
      */
     void awaitAll() {
         requested.clear();
         try {
-            for (Future<?> doubling : submitted) {
-                rethrowError(doubling);
-            }
-            for (java.util.Iterator<Future<?>> running = builds.iterator(); running.hasNext(); ) {
-                Future<?> build = running.next();
-                if (build.isDone()) {
-                    running.remove();
-                    rethrowError(build);
+            for (Future<?> build : submitted) {
+                try {
+                    build.get();
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof Error error) {
+                        throw error;
+                    }
+                    // A RuntimeException was logged by the build, and the index forgot the
+                    // partition: its merge builds it.
+                } catch (CancellationException e) {
+                    // Stopped by close(), which the writer does not merge after.
                 }
             }
         } catch (InterruptedException e) {
-            submitted.forEach(doubling -> doubling.cancel(true));
-            builds.forEach(build -> build.cancel(true));
-            builds.clear();
+            submitted.forEach(build -> build.cancel(true));
             queue.clear();
             Thread.currentThread().interrupt();
             throw new IllegalStateException(
                     "Interrupted while the key index of "
                             + table.location()
-                            + " was grown ahead of the checkpoint",
+                            + " was built ahead of the checkpoint",
                     e);
         } finally {
             submitted.clear();
-        }
-    }
-
-    private static void rethrowError(Future<?> task) throws InterruptedException {
-        try {
-            task.get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            // A RuntimeException was logged by the task, and the index forgot the partition (a
-            // build) or kept it as it was (a doubling): its merge does the rest.
-        } catch (CancellationException e) {
-            // Stopped by close(), which the writer does not merge after.
         }
     }
 

@@ -2,7 +2,6 @@ package io.deltalite.flink.internal.merge.writer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.deltalite.flink.internal.faults.StorageFaults;
 import io.deltalite.flink.internal.merge.index.KeyIndex;
 import io.deltalite.flink.internal.merge.options.KeyIndexOptions;
 import io.deltalite.flink.internal.merge.options.MergeOptions;
@@ -18,12 +17,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -121,78 +114,6 @@ class KeyIndexAheadTest {
             expected.set(7, new Object[] {7L, "d1", "changed"});
             expected.set(8, new Object[] {8L, "d1", "changed too"});
             assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
-        }
-    }
-
-    /**
-     * Flink places a job's first checkpoint anywhere in its first interval: one that comes while
-     * the index is still being built must not wait for the build (seconds on a large table, more
-     * than probing takes). It probes; the build goes on and serves the next checkpoint, brought to
-     * the files the first one wrote.
-     */
-    @ParameterizedTest
-    @EnumSource(
-            value = WriteMode.class,
-            names = {"COPY_ON_WRITE", "DELETION_VECTORS"})
-    void aCheckpointWhileTheIndexIsStillBuiltProbesAndTheBuildServesTheNextOne(WriteMode mode)
-            throws Exception {
-        List<Object[]> expected = seed(false);
-        CountDownLatch buildStarted = new CountDownLatch(1);
-        CountDownLatch buildMayGoOn = new CountDownLatch(1);
-        // The build ahead is held in its first read of a data file: inside the index's build.
-        StorageFaults.arm(
-                (operation, path, done) -> {
-                    if (operation == StorageFaults.Operation.READ_FILE
-                            && !done
-                            && path.endsWith(".parquet")
-                            && !path.contains("_delta_log")
-                            && Thread.currentThread().getName().startsWith("deltalite-key-index")) {
-                        buildStarted.countDown();
-                        try {
-                            buildMayGoOn.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                });
-        ExecutorService checkpoint = Executors.newSingleThreadExecutor();
-        try (UpsertHarness writer =
-                UpsertHarness.open(
-                        dir.toString(),
-                        items(false),
-                        MergeOptions.DEFAULTS.withWriteMode(mode),
-                        "job")) {
-            writer.upsert(7L, "d1", "changed");
-            assertThat(buildStarted.await(30, TimeUnit.SECONDS)).isTrue();
-
-            Future<UpsertStats> first = checkpoint.submit(() -> writer.commit().stats());
-            UpsertStats firstStats;
-            try {
-                firstStats = first.get(30, TimeUnit.SECONDS);
-            } catch (TimeoutException e) {
-                throw new AssertionError("the checkpoint waited for the index build", e);
-            } finally {
-                buildMayGoOn.countDown();
-            }
-            assertThat(firstStats.filesProbed()).as("the first checkpoint probes").isPositive();
-            assertThat(firstStats.rowsUpdated()).isEqualTo(1);
-
-            awaitIndexedKeys(writer, ROWS);
-            // key 7 again: the index, built from the files before the first checkpoint, must
-            // find its row in the file that checkpoint wrote, not in the one it replaced
-            writer.upsert(7L, "d1", "changed twice");
-            writer.upsert(8L, "d1", "changed too");
-            UpsertStats second = writer.commit().stats();
-
-            assertThat(second.filesProbed()).as("the second checkpoint uses the index").isZero();
-            assertThat(second.rowsUpdated()).isEqualTo(2);
-            expected.set(7, new Object[] {7L, "d1", "changed twice"});
-            expected.set(8, new Object[] {8L, "d1", "changed too"});
-            assertThat(Rows.sorted(writer.read())).isEqualTo(Rows.sorted(expected));
-        } finally {
-            buildMayGoOn.countDown();
-            StorageFaults.disarm();
-            checkpoint.shutdownNow();
         }
     }
 
