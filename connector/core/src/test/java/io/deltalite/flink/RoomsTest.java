@@ -64,6 +64,8 @@ public class RoomsTest {
         // file access knows Kernel's conversions, S3 and the fault hook, not the engine
         room("delta.fileio", "delta.kernel", "storage", "faults");
         room("delta.table", on("delta.fileio", "delta.kernel", "parquet", "merge.options"));
+        // the engine driven on a throwaway Delta table of its own
+        room("warmup", on("delta.table", "merge.writer", "merge.commit"));
     }
 
     private static void room(String name, String... mayUse) {

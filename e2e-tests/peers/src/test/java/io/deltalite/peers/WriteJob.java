@@ -67,6 +67,17 @@ public final class WriteJob {
             TestStreamEnvironment.setAsContext(cluster, parallelism);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.enableCheckpointing(job.getLong("checkpointMillis"));
+            // Flink settings to try against the defaults (k=v;k=v through bench.childFlags as
+            // -Dbench.flinkOptions=...), e.g. execution.checkpointing.min-pause; empty in every
+            // published run unless its section says otherwise.
+            Configuration tried = new Configuration();
+            for (String option : System.getProperty("bench.flinkOptions", "").split(";")) {
+                if (!option.isBlank()) {
+                    String[] keyValue = option.split("=", 2);
+                    tried.setString(keyValue[0].trim(), keyValue[1].trim());
+                }
+            }
+            env.configure(tried);
             ChangelogGenerator generator =
                     new ChangelogGenerator(
                             phase, job.getLong("bulk"), records, job.getLong("eventsPerDay"));

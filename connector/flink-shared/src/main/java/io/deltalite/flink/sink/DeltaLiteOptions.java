@@ -229,6 +229,21 @@ public final class DeltaLiteOptions {
                                     + " judges a job by its heartbeat only with a retention of at"
                                     + " least twice this interval.");
 
+    public static final ConfigOption<Boolean> WARM_UP =
+            ConfigOptions.key("warm-up")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether the first writer opened in a TaskManager runs the merge on a"
+                                    + " throwaway table of made-up rows in the JVM's temporary"
+                                    + " directory (java.io.tmpdir) while the first checkpoint"
+                                    + " buffers, so that the checkpoint does not pay for a cold"
+                                    + " JVM (code not compiled yet): a few seconds of one core at"
+                                    + " the start, stopped by the first checkpoint, deleted after."
+                                    + " It never touches the sink's table. Set to false where the"
+                                    + " temporary directory is not writable or the start's CPU"
+                                    + " matters more.");
+
     public static final ConfigOption<Double> DV_REWRITE_THRESHOLD =
             ConfigOptions.key("dv.rewrite-threshold")
                     .doubleType()

@@ -206,6 +206,12 @@ public final class DeltaLiteConnectorOptions {
                     .defaultValue(DeltaLiteOptions.HEARTBEAT_INTERVAL.defaultValue())
                     .withDescription(DeltaLiteOptions.HEARTBEAT_INTERVAL.description());
 
+    public static final ConfigOption<Boolean> SINK_WARM_UP =
+            ConfigOptions.key("sink." + DeltaLiteOptions.WARM_UP.key())
+                    .booleanType()
+                    .defaultValue(DeltaLiteOptions.WARM_UP.defaultValue())
+                    .withDescription(DeltaLiteOptions.WARM_UP.description());
+
     public static final ConfigOption<NullKeyPolicy> SINK_NULL_KEY_POLICY =
             ConfigOptions.key("sink." + DeltaLiteOptions.NULL_KEY_POLICY.key())
                     .enumType(NullKeyPolicy.class)

@@ -68,6 +68,7 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 DeltaLiteConnectorOptions.SINK_COMPACTION_DELETED_ROWS_THRESHOLD,
                 DeltaLiteConnectorOptions.SINK_COMMIT_RETRIES,
                 DeltaLiteConnectorOptions.SINK_HEARTBEAT_INTERVAL,
+                DeltaLiteConnectorOptions.SINK_WARM_UP,
                 DeltaLiteConnectorOptions.SINK_NULL_KEY_POLICY,
                 DeltaLiteConnectorOptions.SINK_S3_SINGLE_WRITER);
     }
@@ -197,6 +198,7 @@ public final class DeltaLiteDynamicTableFactory implements DynamicTableSinkFacto
                 builder,
                 DeltaLiteConnectorOptions.SINK_HEARTBEAT_INTERVAL,
                 DeltaLiteOptions.HEARTBEAT_INTERVAL);
+        copy(options, builder, DeltaLiteConnectorOptions.SINK_WARM_UP, DeltaLiteOptions.WARM_UP);
         copy(
                 options,
                 builder,

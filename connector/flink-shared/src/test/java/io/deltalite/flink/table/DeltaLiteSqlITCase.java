@@ -362,7 +362,7 @@ class DeltaLiteSqlITCase {
         Path table = dir.resolve("events");
         tables.executeSql(
                 "CREATE TABLE events (id BIGINT, kind STRING) WITH ("
-                        + " 'connector' = 'deltalite', 'path' = '"
+                        + " 'connector' = 'deltalite', 'sink.warm-up' = 'false', 'path' = '"
                         + table
                         + "')");
         tables.executeSql("INSERT INTO events VALUES (1, 'a'), (1, 'a'), (2, 'b')").await();

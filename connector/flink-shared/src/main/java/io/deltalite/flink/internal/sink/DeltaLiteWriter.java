@@ -10,6 +10,7 @@ import io.deltalite.flink.internal.merge.result.WriterShare;
 import io.deltalite.flink.internal.merge.schema.InputProjection;
 import io.deltalite.flink.internal.merge.table.AttemptJournal;
 import io.deltalite.flink.internal.merge.writer.MergeWriter;
+import io.deltalite.flink.internal.warmup.MergeWarmUp;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -142,6 +143,9 @@ public final class DeltaLiteWriter
         metrics.gauge("deltaliteBufferedBytes", () -> merge.bufferedBytes());
         metrics.gauge("deltalitePendingCheckpoints", () -> merge.pending().size());
         registerKeyIndexGauges(metrics);
+        if (config.warmUp()) {
+            MergeWarmUp.startOnce(table, config.mergeOptions());
+        }
         // Last: a constructor that throws is never closed, and would leave it beating.
         heartbeat.start();
     }
@@ -240,6 +244,7 @@ public final class DeltaLiteWriter
 
     @Override
     public Collection<WriteResult> prepareCommit() {
+        MergeWarmUp.checkpointStarted();
         if (endOfInput) {
             // Flink 2 emits the end-of-input results as the checkpoint after the last one it
             // prepared (SinkWriterOperator.endInput: lastKnownCheckpointId + 1). That is ours only

@@ -39,6 +39,7 @@ public final class SinkConfig implements Serializable {
     private final CommitListener commitListener;
     private final Distribution distribution;
     private final java.time.Duration heartbeatInterval;
+    private final boolean warmUp;
 
     /** The partition columns of the table as found when the job was built; null if unknown. */
     private final List<String> tablePartitionColumns;
@@ -55,9 +56,11 @@ public final class SinkConfig implements Serializable {
             CommitListener commitListener,
             Distribution distribution,
             java.time.Duration heartbeatInterval,
+            boolean warmUp,
             List<String> tablePartitionColumns) {
         this.commitListener = commitListener;
         this.heartbeatInterval = heartbeatInterval;
+        this.warmUp = warmUp;
         this.distribution = distribution;
         this.appIdPrefix = appIdPrefix;
         this.submission = submission;
@@ -190,6 +193,7 @@ public final class SinkConfig implements Serializable {
                 commitListener,
                 Distribution.parse(options.get(DeltaLiteOptions.DISTRIBUTION)),
                 heartbeat,
+                options.get(DeltaLiteOptions.WARM_UP),
                 null);
     }
 
@@ -207,6 +211,7 @@ public final class SinkConfig implements Serializable {
                 commitListener,
                 distribution,
                 heartbeatInterval,
+                warmUp,
                 columns);
     }
 
@@ -263,6 +268,11 @@ public final class SinkConfig implements Serializable {
     }
 
     /** How the changes are spread over the writer subtasks. */
+    /** Whether the first writer in a JVM warms up the merge on a throwaway table. */
+    public boolean warmUp() {
+        return warmUp;
+    }
+
     /** How often running writers and the committer refresh the lineage's heartbeat. */
     public java.time.Duration heartbeatInterval() {
         return heartbeatInterval;
