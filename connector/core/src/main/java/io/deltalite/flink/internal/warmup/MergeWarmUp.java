@@ -50,10 +50,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>What it never does.</b> It never writes to, or reads the data of, the sink's table (it asks
  * the table's latest snapshot only whether it allows deletion vectors, when the write mode is
  * {@code auto}); it never holds up a checkpoint — the sink's first checkpoint in the JVM ({@link
- * #checkpointStarted()}) stops it after its current step, so that it does not take CPU from the
- * real merge; and its failure fails nothing: it is logged, and the first checkpoint compiles the
- * code as it would have without it. Its buffer has a fixed size, outside the JVM's share that the
- * writers' automatic budgets split.
+ * #stopSoon()}) stops it after its current step, so that it does not take CPU from the real merge;
+ * and its failure fails nothing: it is logged, and the first checkpoint compiles the code as it
+ * would have without it. Its buffer has a fixed size, outside the JVM's share that the writers'
+ * automatic budgets split.
  *
  * <p>Turned off with the sink option {@code warm-up = false} (for example where the TaskManagers'
  * temporary directory is not writable).
@@ -69,7 +69,7 @@ public final class MergeWarmUp {
     private static final long BUFFER_BYTES = 64L << 20;
 
     private static final AtomicBoolean STARTED = new AtomicBoolean();
-    private static volatile boolean checkpointStarted;
+    private static volatile boolean stopRequested;
 
     private MergeWarmUp() {}
 
@@ -94,11 +94,11 @@ public final class MergeWarmUp {
     }
 
     /**
-     * A sink writer in this JVM began a checkpoint: a warm-up still running stops after its current
-     * step, leaving the CPU to the merge.
+     * A sink writer in this JVM began a checkpoint, or closed: a warm-up still running stops after
+     * its current step, leaving the CPU to the merge (and the job's class loader to be released).
      */
-    public static void checkpointStarted() {
-        checkpointStarted = true;
+    public static void stopSoon() {
+        stopRequested = true;
     }
 
     private static void runLogged(
@@ -115,7 +115,7 @@ public final class MergeWarmUp {
                             schema,
                             deletionVectors,
                             options,
-                            () -> checkpointStarted,
+                            () -> stopRequested,
                             ROUNDS,
                             CHANGES_PER_ROUND);
             LOG.info(

@@ -244,7 +244,7 @@ public final class DeltaLiteWriter
 
     @Override
     public Collection<WriteResult> prepareCommit() {
-        MergeWarmUp.checkpointStarted();
+        MergeWarmUp.stopSoon();
         if (endOfInput) {
             // Flink 2 emits the end-of-input results as the checkpoint after the last one it
             // prepared (SinkWriterOperator.endInput: lastKnownCheckpointId + 1). That is ours only
@@ -282,6 +282,7 @@ public final class DeltaLiteWriter
 
     @Override
     public void close() {
+        MergeWarmUp.stopSoon();
         heartbeat.stop();
         try {
             if (!endOfInput) {
