@@ -74,6 +74,10 @@ public final class WriteJob {
             for (String option : System.getProperty("bench.flinkOptions", "").split(";")) {
                 if (!option.isBlank()) {
                     String[] keyValue = option.split("=", 2);
+                    if (keyValue.length != 2) {
+                        throw new IllegalArgumentException(
+                                "bench.flinkOptions takes key=value;key=value, not " + option);
+                    }
                     tried.setString(keyValue[0].trim(), keyValue[1].trim());
                 }
             }

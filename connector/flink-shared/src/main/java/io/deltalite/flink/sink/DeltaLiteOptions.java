@@ -232,17 +232,18 @@ public final class DeltaLiteOptions {
     public static final ConfigOption<Boolean> WARM_UP =
             ConfigOptions.key("warm-up")
                     .booleanType()
-                    .defaultValue(true)
+                    .defaultValue(false)
                     .withDescription(
                             "Whether the first writer opened in a TaskManager runs the merge on a"
                                     + " throwaway table of made-up rows in the JVM's temporary"
-                                    + " directory (java.io.tmpdir) while the first checkpoint"
-                                    + " buffers, so that the checkpoint does not pay for a cold"
-                                    + " JVM (code not compiled yet): a few seconds of one core at"
-                                    + " the start, stopped by the first checkpoint, deleted after."
-                                    + " It never touches the sink's table. Set to false where the"
-                                    + " temporary directory is not writable or the start's CPU"
-                                    + " matters more.");
+                                    + " directory (java.io.tmpdir), deleted after, until the"
+                                    + " first checkpoint begins, so that the checkpoint does not"
+                                    + " run code the JIT has not compiled yet. It never touches the"
+                                    + " sink's table. It pays only when the first checkpoint"
+                                    + " leaves it a few seconds: set"
+                                    + " execution.checkpointing.min-pause (for example 5 s) with"
+                                    + " it; without a pause Flink often triggers the first"
+                                    + " checkpoint before the warm-up has done anything.");
 
     public static final ConfigOption<Double> DV_REWRITE_THRESHOLD =
             ConfigOptions.key("dv.rewrite-threshold")

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.deltalite.flink.internal.compat.FlinkLine;
 import io.deltalite.flink.internal.delta.table.KernelTableReader;
+import io.deltalite.flink.internal.warmup.MergeWarmUp;
 import io.deltalite.flink.testing.ChangeScript;
 import io.deltalite.flink.testing.NoKeyIndexDisagreements;
 import io.deltalite.flink.testing.Rows;
@@ -362,11 +363,13 @@ class DeltaLiteSqlITCase {
         Path table = dir.resolve("events");
         tables.executeSql(
                 "CREATE TABLE events (id BIGINT, kind STRING) WITH ("
-                        + " 'connector' = 'deltalite', 'sink.warm-up' = 'false', 'path' = '"
+                        + " 'connector' = 'deltalite', 'sink.warm-up' = 'true', 'path' = '"
                         + table
                         + "')");
         tables.executeSql("INSERT INTO events VALUES (1, 'a'), (1, 'a'), (2, 'b')").await();
         assertThat(KernelTableReader.readAll(table.toString())).hasSize(3);
+        // off by default, and no other test of this JVM turns it on
+        assertThat(MergeWarmUp.started()).as("the warm-up the SQL option asked for").isTrue();
 
         tables.executeSql(
                 "CREATE TABLE clicks (customer STRING, amount BIGINT) WITH ("

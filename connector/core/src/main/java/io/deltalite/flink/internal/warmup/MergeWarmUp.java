@@ -28,35 +28,37 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the merge once per JVM on a throwaway table while the sink's writers buffer their first
- * checkpoint, so that the checkpoint does not pay for a cold JVM.
+ * Runs the merge once on a throwaway table while the sink's writers buffer their first checkpoint,
+ * so that the checkpoint does not pay for a cold JVM. Off by default (sink option {@code warm-up}):
+ * it pays only when the job leaves it time before the first checkpoint.
  *
  * <p><b>Why.</b> A fresh JVM runs the merge and commit code interpreted until the JIT compiles it,
- * and loads Kernel's, Parquet's and Hadoop's classes on first use. On two cores the first
- * checkpoint of a job took twice to three times as long as the later ones for the same changes
- * (BENCHMARKS.md §11k, §11n), and the checkpoints after it were slower too while the compilers
- * caught up. Every start of a TaskManager pays it: a deployment, a failover to a new TaskManager, a
- * rescale.
+ * and loads Kernel's, Parquet's and Hadoop's classes on first use: a job's first checkpoint took
+ * twice to three times as long as later ones for the same changes (BENCHMARKS.md §11k, §11n). Every
+ * start of a TaskManager pays it: a deployment, a failover to a new TaskManager, a rescale. But
+ * Flink triggers the first checkpoint anywhere between {@code execution.checkpointing.min-pause} (0
+ * by default) and the interval, often a second or two after the start, before the warm-up has done
+ * anything; with a pause of about five seconds the first checkpoint of the benchmark fell from
+ * 1.4–1.9 s to 0.64–0.86 s in two runs of three (§11n).
  *
- * <p><b>What it does.</b> The first writer opened in a JVM (more precisely: in the class loader
- * that loaded the connector) starts one daemon thread, which creates a Delta table in a new
- * directory under {@code java.io.tmpdir} with the sink table's columns, primary key and partition
- * columns — with deletion vectors when the sink writes them — and drives the engine's writer and
- * committer over it as the sink does: {@value #ROUNDS} checkpoints of {@value #CHANGES_PER_ROUND}
- * made-up changes each ({@link SyntheticRows}; after the first, half updates of earlier keys, a
- * tenth deletes, the rest new keys), each merged and committed with a transaction id. Then it
- * deletes the directory.
+ * <p><b>What it does.</b> The first writer opened in the class loader that loaded the connector
+ * (once per TaskManager with the connector in Flink's {@code lib/}, once per job and TaskManager
+ * when it is bundled in the job's jar) starts one daemon thread, which creates a Delta table in a
+ * new directory under {@code java.io.tmpdir} with the sink table's columns, primary key and
+ * partition columns — with deletion vectors when the sink writes them — and drives the engine's
+ * writer and committer over it as the sink does: {@value #ROUNDS} checkpoints of {@value
+ * #CHANGES_PER_ROUND} made-up changes each ({@link SyntheticRows}; after the first, half updates of
+ * earlier keys, a tenth deletes, the rest new keys), each merged and committed with a transaction
+ * id, with the sink's options but a small fixed buffer and small row groups. Then it deletes the
+ * directory (and any that a JVM which died during a warm-up left, after an hour).
  *
  * <p><b>What it never does.</b> It never writes to, or reads the data of, the sink's table (it asks
  * the table's latest snapshot only whether it allows deletion vectors, when the write mode is
- * {@code auto}); it never holds up a checkpoint — the sink's first checkpoint in the JVM ({@link
- * #stopSoon()}) stops it after its current step, so that it does not take CPU from the real merge;
- * and its failure fails nothing: it is logged, and the first checkpoint compiles the code as it
- * would have without it. Its buffer has a fixed size, outside the JVM's share that the writers'
- * automatic budgets split.
- *
- * <p>Turned off with the sink option {@code warm-up = false} (for example where the TaskManagers'
- * temporary directory is not writable).
+ * {@code auto}); it never holds up a checkpoint — a writer's checkpoint or close ({@link
+ * #stopSoon()}) stops it after its current step (one merge and commit of made-up rows, about a
+ * second cold), after which it takes no CPU; and its failure fails nothing: it is logged, and the
+ * first checkpoint compiles the code as it would have without it. While it runs it takes what a
+ * writer's merge takes: a thread and the sink's {@code max-parallel-files} file threads.
  */
 public final class MergeWarmUp {
     private static final Logger LOG = LoggerFactory.getLogger(MergeWarmUp.class);
@@ -65,8 +67,19 @@ public final class MergeWarmUp {
     static final int CHANGES_PER_ROUND = 8_000;
     static final String APP_ID = "deltalite-warm-up";
 
-    /** The warm-up writer's change buffer: far more than a round of made-up rows takes. */
-    private static final long BUFFER_BYTES = 64L << 20;
+    /**
+     * The warm-up writer's change buffer, outside the writers' automatic budgets: a round of
+     * made-up rows of a narrow table takes 1–3 MiB; a wider one merges early, which is warm-up too.
+     */
+    private static final long BUFFER_BYTES = 16L << 20;
+
+    /** Its Parquet row groups: its files are small, and so is what it holds per open file. */
+    private static final long ROW_GROUP_BYTES = 4L << 20;
+
+    static final String DIRECTORY_PREFIX = "deltalite-warm-up-";
+
+    /** Warm-up directories older than this were left by a JVM that died during a warm-up. */
+    private static final java.time.Duration LEFT_BEHIND = java.time.Duration.ofHours(1);
 
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     private static volatile boolean stopRequested;
@@ -77,20 +90,29 @@ public final class MergeWarmUp {
     record Result(int checkpoints, long changes, long millis) {}
 
     /**
-     * Starts the warm-up on a daemon thread unless it was started before in this JVM: the writer of
-     * {@code table} opened with {@code options}. Returns at once.
+     * Starts the warm-up on a daemon thread unless it was started before in this class loader: the
+     * writer of {@code table} opened with {@code options}. Returns at once and never throws.
      */
     public static void startOnce(MergeTable table, MergeOptions options) {
         if (!STARTED.compareAndSet(false, true)) {
             return;
         }
-        TableSchema schema = table.schema();
-        String location = table.location();
-        Thread thread =
-                new Thread(() -> runLogged(table, schema, location, options), "deltalite-warm-up");
-        thread.setDaemon(true);
-        thread.setPriority(Thread.MIN_PRIORITY);
-        thread.start();
+        try {
+            TableSchema schema = table.schema();
+            String location = table.location();
+            Thread thread =
+                    new Thread(
+                            () -> runLogged(table, schema, location, options), "deltalite-warm-up");
+            thread.setDaemon(true);
+            thread.start();
+        } catch (Throwable e) {
+            LOG.info("deltalite could not start the warm-up of the merge: {}", e.toString());
+        }
+    }
+
+    /** Whether a warm-up was started in this class loader (for tests). */
+    public static boolean started() {
+        return STARTED.get();
     }
 
     /**
@@ -104,11 +126,15 @@ public final class MergeWarmUp {
     private static void runLogged(
             MergeTable table, TableSchema schema, String location, MergeOptions options) {
         try {
+            if (stopRequested) {
+                return;
+            }
             boolean deletionVectors =
                     options.writeMode() == WriteMode.DELETION_VECTORS
                             || (options.writeMode() == WriteMode.AUTO
                                     && table.latestSnapshot().allowsDeletionVectors());
             Path parent = Path.of(System.getProperty("java.io.tmpdir"));
+            deleteLeftBehind(parent);
             Result result =
                     run(
                             parent,
@@ -119,22 +145,25 @@ public final class MergeWarmUp {
                             ROUNDS,
                             CHANGES_PER_ROUND);
             LOG.info(
-                    "deltalite warmed up the merge in this JVM for the sink of {}: {} checkpoint(s)"
-                            + " of made-up changes ({} in all) merged and committed to a"
-                            + " throwaway table under {} in {} ms{}.",
+                    "deltalite warmed up the merge for the sink of {}: {} checkpoint(s) of"
+                            + " made-up changes ({} in all) merged and committed to a throwaway"
+                            + " table under {} in {} ms{}.",
                     location,
                     result.checkpoints(),
                     result.changes(),
                     parent,
                     result.millis(),
-                    result.checkpoints() < ROUNDS ? ", stopped early by the first checkpoint" : "");
-        } catch (RuntimeException | IOException | LinkageError e) {
+                    result.checkpoints() < ROUNDS
+                            ? ", stopped early (a checkpoint began or a writer closed)"
+                            : "");
+        } catch (Throwable e) {
+            // Whatever it was (an Error too), it ends here: nothing of a job depends on this.
             LOG.info(
-                    "deltalite could not warm up the merge in this JVM (for the sink of {}); the"
-                            + " first checkpoint compiles it instead. Nothing of the sink's table"
-                            + " was touched. Cause: {}",
+                    "deltalite could not warm up the merge (for the sink of {}); the first"
+                            + " checkpoint compiles it instead. Nothing of the sink's table was"
+                            + " touched.",
                     location,
-                    e.toString());
+                    e);
         }
     }
 
@@ -152,7 +181,7 @@ public final class MergeWarmUp {
             int rounds,
             int changesPerRound)
             throws IOException {
-        Path directory = Files.createTempDirectory(parent, "deltalite-warm-up-");
+        Path directory = Files.createTempDirectory(parent, DIRECTORY_PREFIX);
         try {
             return runIn(
                     directory.resolve("table"),
@@ -180,7 +209,11 @@ public final class MergeWarmUp {
             int rounds,
             int changesPerRound) {
         long started = System.nanoTime();
-        MergeOptions options = sinkOptions.withMaxBufferedBytes(BUFFER_BYTES);
+        MergeOptions options =
+                sinkOptions
+                        .withMaxBufferedBytes(BUFFER_BYTES)
+                        .withRowGroupSizeBytes(
+                                Math.min(sinkOptions.rowGroupSizeBytes(), ROW_GROUP_BYTES));
         TableDefinition definition =
                 new TableDefinition(
                         schema.columns(),
@@ -188,7 +221,8 @@ public final class MergeWarmUp {
                         schema.partitionColumns(),
                         deletionVectors ? Map.of("delta.enableDeletionVectors", "true") : Map.of());
         DeltaTable table =
-                DeltaTable.open(location.toString(), Map.of(), options, definition, true);
+                // file: explicitly, or Hadoop would resolve the path against fs.defaultFS (HDFS)
+                DeltaTable.open(location.toUri().toString(), Map.of(), options, definition, true);
         ExecutorService files =
                 Executors.newFixedThreadPool(
                         options.maxParallelFiles(),
@@ -232,6 +266,32 @@ public final class MergeWarmUp {
         } finally {
             writer.close();
             files.shutdownNow();
+            try {
+                // its files are deleted next: let a write in progress end first
+                files.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Deletes the warm-up directories under {@code parent} that JVMs which died left behind. */
+    static void deleteLeftBehind(Path parent) {
+        long before = System.currentTimeMillis() - LEFT_BEHIND.toMillis();
+        try (Stream<Path> entries = Files.list(parent)) {
+            entries.filter(path -> path.getFileName().toString().startsWith(DIRECTORY_PREFIX))
+                    .filter(path -> olderThan(path, before))
+                    .forEach(MergeWarmUp::deleteRecursively);
+        } catch (IOException | UncheckedIOException e) {
+            LOG.debug("Could not look for warm-up directories left in {}", parent, e);
+        }
+    }
+
+    private static boolean olderThan(Path path, long millis) {
+        try {
+            return Files.isDirectory(path) && Files.getLastModifiedTime(path).toMillis() < millis;
+        } catch (IOException e) {
+            return false;
         }
     }
 

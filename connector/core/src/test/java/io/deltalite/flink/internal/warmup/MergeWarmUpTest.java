@@ -12,6 +12,7 @@ import io.deltalite.flink.sink.WriteMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -158,6 +159,23 @@ class MergeWarmUpTest {
         try (Stream<Path> left = Files.list(dir)) {
             assertThat(left).isEmpty();
         }
+    }
+
+    @Test
+    void directoriesThatADeadJvmLeftAreDeletedAfterAnHourAndNothingElse() throws IOException {
+        long twoHoursAgo = System.currentTimeMillis() - 2 * 3_600_000L;
+        Path left = Files.createDirectories(dir.resolve(MergeWarmUp.DIRECTORY_PREFIX + "1/table"));
+        Files.writeString(left.resolve("part-0.parquet"), "made up");
+        Files.setLastModifiedTime(left.getParent(), FileTime.fromMillis(twoHoursAgo));
+        Path running = Files.createDirectories(dir.resolve(MergeWarmUp.DIRECTORY_PREFIX + "2"));
+        Path someoneElses = Files.createDirectories(dir.resolve("deltalite-table"));
+        Files.setLastModifiedTime(someoneElses, FileTime.fromMillis(twoHoursAgo));
+
+        MergeWarmUp.deleteLeftBehind(dir);
+
+        assertThat(left.getParent()).doesNotExist();
+        assertThat(running).exists();
+        assertThat(someoneElses).exists();
     }
 
     private static List<Path> filesNamed(Path table, String prefix) {

@@ -267,8 +267,7 @@ public final class SinkConfig implements Serializable {
         return size.getBytes();
     }
 
-    /** How the changes are spread over the writer subtasks. */
-    /** Whether the first writer in a JVM warms up the merge on a throwaway table. */
+    /** Whether the first writer in a class loader warms up the merge on a throwaway table. */
     public boolean warmUp() {
         return warmUp;
     }
@@ -278,6 +277,7 @@ public final class SinkConfig implements Serializable {
         return heartbeatInterval;
     }
 
+    /** How the changes are spread over the writer subtasks. */
     public Distribution distribution() {
         return distribution;
     }
