@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * Flink triggers the first checkpoint anywhere between {@code execution.checkpointing.min-pause} (0
  * by default) and the interval, often a second or two after the start, before the warm-up has done
  * anything; with a pause of about five seconds the first checkpoint of the benchmark fell from
- * 1.4–1.9 s to 0.64–0.86 s in two runs of three (§11n).
+ * 1.4–1.9 s to 0.45–0.61 s, every checkpoint of three runs under a second (§11n).
  *
  * <p><b>What it does.</b> The first writer opened in the class loader that loaded the connector
  * (once per TaskManager with the connector in Flink's {@code lib/}, once per job and TaskManager
