@@ -10,6 +10,7 @@ import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.internal.merge.table.MergeTable;
 import io.deltalite.flink.internal.merge.writer.MergeWriter;
+import io.deltalite.flink.internal.merge.writer.WriterThreads;
 import io.deltalite.flink.sink.WriteMode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -226,11 +227,7 @@ public final class MergeWarmUp {
         ExecutorService files =
                 Executors.newFixedThreadPool(
                         options.maxParallelFiles(),
-                        runnable -> {
-                            Thread thread = new Thread(runnable, "deltalite-warm-up-files");
-                            thread.setDaemon(true);
-                            return thread;
-                        });
+                        WriterThreads.daemon(WriterThreads.prefix("files", table.location(), 0)));
         MergeWriter writer = new MergeWriter(table, options, APP_ID, 1, files);
         try {
             CheckpointCommitter committer =

@@ -1,6 +1,6 @@
 package io.deltalite.flink.cdc.internal;
 
-import io.deltalite.flink.internal.sink.DeltaLiteWriter;
+import io.deltalite.flink.internal.merge.writer.WriterThreads;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +66,7 @@ final class TablesSideBySide implements AutoCloseable {
             }
         }
         if (pool == null) {
-            pool = Executors.newFixedThreadPool(atOnce, DeltaLiteWriter.daemonThreads(threads));
+            pool = Executors.newFixedThreadPool(atOnce, WriterThreads.daemon(threads));
         }
         List<Future<List<T>>> running = new ArrayList<>();
         for (Callable<List<T>> table : work) {

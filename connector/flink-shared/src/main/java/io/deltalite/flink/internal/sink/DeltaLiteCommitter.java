@@ -9,6 +9,7 @@ import io.deltalite.flink.internal.merge.journal.LineageHeartbeat;
 import io.deltalite.flink.internal.merge.result.CheckpointResults;
 import io.deltalite.flink.internal.merge.rewrite.PartitionMerger;
 import io.deltalite.flink.internal.merge.table.AttemptJournal;
+import io.deltalite.flink.internal.merge.writer.WriterThreads;
 import io.deltalite.flink.sink.UpsertStats;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -243,7 +244,8 @@ final class DeltaLiteCommitter implements Committer<CheckpointResults> {
             fileExecutor =
                     Executors.newFixedThreadPool(
                             config.mergeOptions().maxParallelFiles(),
-                            DeltaLiteWriter.daemonThreads("deltalite-commit-files"));
+                            WriterThreads.daemon(
+                                    WriterThreads.prefix("commit-files", table.location())));
             committer =
                     new CheckpointCommitter(
                             table,

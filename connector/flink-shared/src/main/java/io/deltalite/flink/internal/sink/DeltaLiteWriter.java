@@ -10,6 +10,7 @@ import io.deltalite.flink.internal.merge.result.WriterShare;
 import io.deltalite.flink.internal.merge.schema.InputProjection;
 import io.deltalite.flink.internal.merge.table.AttemptJournal;
 import io.deltalite.flink.internal.merge.writer.MergeWriter;
+import io.deltalite.flink.internal.merge.writer.WriterThreads;
 import io.deltalite.flink.internal.warmup.MergeWarmUp;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,7 +18,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToLongFunction;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
@@ -98,7 +98,8 @@ public final class DeltaLiteWriter
         ExecutorService files =
                 Executors.newFixedThreadPool(
                         config.mergeOptions().maxParallelFiles(),
-                        daemonThreads("deltalite-files-" + subtask));
+                        WriterThreads.daemon(
+                                WriterThreads.prefix("files", table.location(), subtask)));
         MergeWriter engine = null;
         try {
             engine =
@@ -294,16 +295,6 @@ public final class DeltaLiteWriter
             merge.close();
             fileExecutor.shutdownNow();
         }
-    }
-
-    /** Daemon threads named {@code prefix-1}, {@code prefix-2}, ... */
-    public static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger counter = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     SinkConfig config() {

@@ -85,7 +85,7 @@ final class KeyIndexAhead implements AutoCloseable {
 
     private ExecutorService thread() {
         if (thread == null) {
-            thread = Executors.newSingleThreadExecutor(MergeWriter.daemonThreads(threadName));
+            thread = Executors.newSingleThreadExecutor(WriterThreads.daemon(threadName));
         }
         return thread;
     }

@@ -31,8 +31,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -146,7 +144,11 @@ public final class MergeWriter implements AutoCloseable {
         this.compactor = new PartitionCompactor(table, options);
         this.pending = new PendingCheckpoints(table, appId);
         this.bufferBudget = BufferBudget.forWriter(options.maxBufferedBytes());
-        this.indexAhead = new KeyIndexAhead(table, merger, "deltalite-key-index-" + subtask);
+        this.indexAhead =
+                new KeyIndexAhead(
+                        table,
+                        merger,
+                        WriterThreads.prefix("key-index", table.location(), subtask));
         this.buffer =
                 new ChangeBuffer(
                         table,
@@ -157,7 +159,10 @@ public final class MergeWriter implements AutoCloseable {
         this.partitionPool =
                 maxParallelPartitions > 1
                         ? Executors.newFixedThreadPool(
-                                maxParallelPartitions, daemonThreads("deltalite-partition-merge"))
+                                maxParallelPartitions,
+                                WriterThreads.daemon(
+                                        WriterThreads.prefix(
+                                                "partition-merge", table.location(), subtask)))
                         : null;
         this.partitions = new ParallelFileWork(partitionPool);
     }
@@ -769,15 +774,6 @@ public final class MergeWriter implements AutoCloseable {
             result.writtenPaths()
                     .forEach(path -> table.files().deleteUncommitted(DataFile.atPath(path)));
         }
-    }
-
-    static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger counter = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     /**

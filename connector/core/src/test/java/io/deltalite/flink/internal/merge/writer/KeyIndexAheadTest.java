@@ -135,6 +135,32 @@ class KeyIndexAheadTest {
         }
     }
 
+    @Test
+    void theBuildThreadsOfTwoTablesSayWhichTableEachServes() {
+        MergeOptions options = MergeOptions.DEFAULTS;
+        try (UpsertHarness orders =
+                        UpsertHarness.open(
+                                dir.resolve("orders").toString(), items(false), options, "job");
+                UpsertHarness customers =
+                        UpsertHarness.open(
+                                dir.resolve("customers/").toString(),
+                                items(false),
+                                options,
+                                "job")) {
+            // A build ahead starts its thread when the change is taken, before upsert returns.
+            orders.upsert(7L, "d1", "v");
+            customers.upsert(7L, "d1", "v");
+
+            assertThat(
+                            Thread.getAllStackTraces().keySet().stream()
+                                    .map(Thread::getName)
+                                    .filter(name -> name.startsWith("deltalite-key-index-")))
+                    .as("two writers of subtask 0, one per table")
+                    .contains(
+                            "deltalite-key-index-orders-0-1", "deltalite-key-index-customers-0-1");
+        }
+    }
+
     private static long buildThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(thread -> thread.getName().startsWith("deltalite-key-index-"))
