@@ -93,6 +93,7 @@ public final class DeltaTable implements MergeTable {
     private final FileJournal journal;
     private final StagedKeyFiles stagedKeys;
     private final DeletionVectorFiles deletionVectors;
+    private final TrackingFileIO engineFileIO;
     private final long targetFileSize;
 
     /** When this process last deleted expired log files of the table (0: never). */
@@ -132,6 +133,7 @@ public final class DeltaTable implements MergeTable {
             String location,
             String tablePath,
             Engine engine,
+            TrackingFileIO engineFileIO,
             FileIO fileIO,
             TableSchema schema,
             TableShape shape,
@@ -169,6 +171,7 @@ public final class DeltaTable implements MergeTable {
         this.inputColumns = List.copyOf(supplied);
         this.removesRows = definition.removesRows();
         this.fileIO = fileIO;
+        this.engineFileIO = engineFileIO;
         this.journal = new FileJournal(tablePath, fileIO, hadoopConf);
         this.stagedKeys = new StagedKeyFiles(tablePath, fileIO);
         this.deletionVectors = new DeletionVectorFiles(tablePath, fileIO);
@@ -238,10 +241,8 @@ public final class DeltaTable implements MergeTable {
         TableSchema schema = schemaOf(snapshot, definition, location);
 
         long targetFileSize = targetFileSize(options, snapshot);
-        Engine engine =
-                new GuardedEngine(
-                        DefaultEngine.create(
-                                new TrackingFileIO(fileIO, settings(options, targetFileSize))));
+        TrackingFileIO engineFileIO = new TrackingFileIO(fileIO, settings(options, targetFileSize));
+        Engine engine = new GuardedEngine(DefaultEngine.create(engineFileIO));
         Row writeState;
         try {
             writeState =
@@ -262,6 +263,7 @@ public final class DeltaTable implements MergeTable {
                 location,
                 tablePath,
                 engine,
+                engineFileIO,
                 fileIO,
                 schema,
                 TableShape.of(snapshot, location),
@@ -974,6 +976,11 @@ public final class DeltaTable implements MergeTable {
 
     FileIO fileIO() {
         return fileIO;
+    }
+
+    /** The engine's file IO: Kernel's Parquet writer's settings, the streams it opens tracked. */
+    TrackingFileIO engineFileIO() {
+        return engineFileIO;
     }
 
     int readBatchSize() {

@@ -105,6 +105,9 @@ final class KernelFileStore implements DataFileStore {
     /** Joins small files row group by row group, for folds (none in a table that keeps row ids). */
     private final RowGroupSplice splice;
 
+    /** Writes new rows without Kernel's column vectors; null where Kernel must write them. */
+    private final RowParquetWriter rowWriter;
+
     /**
      * The row-group layouts of the files read by row group lately, by path (empty: a file whose row
      * groups cannot be read apart).
@@ -152,6 +155,10 @@ final class KernelFileStore implements DataFileStore {
                         : new KeyIdentityReader(
                                 List.of(tracking.rowId()),
                                 List.of(ValueType.of(ValueType.Kind.BIGINT)));
+        this.rowWriter =
+                tracking == null
+                        ? RowParquetWriter.forSchema(table.engineFileIO(), schema, dataSchema)
+                        : null;
         this.splice =
                 new RowGroupSplice(
                         table.fileIO(),
@@ -688,39 +695,109 @@ final class KernelFileStore implements DataFileStore {
             PartitionValues partition,
             BatchStream batches,
             io.deltalite.flink.internal.merge.value.KeyGroups keys) {
-        List<DataFile> written = new ArrayList<>();
-        try (batches;
-                TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
+        try (batches) {
+            return writeFiles(
+                    partition,
+                    keys,
+                    (directory, statistics) -> {
+                        List<DataFile> written = new ArrayList<>();
+                        CloseableIterator<DataFileStatus> statuses =
+                                engine.getParquetHandler()
+                                        .writeParquetFiles(
+                                                directory,
+                                                KernelIterators.of(
+                                                        new LiveBatches(
+                                                                batches,
+                                                                writeSchema.equals(rowSchema)
+                                                                        ? null
+                                                                        : writeSchema)),
+                                                statistics);
+                        try (statuses) {
+                            while (statuses.hasNext()) {
+                                DataFile file = toDataFile(statuses.next());
+                                if (file.numRecords() == 0) {
+                                    table.deleteQuietly(file.path());
+                                } else {
+                                    written.add(file);
+                                }
+                            }
+                        }
+                        return written;
+                    });
+        }
+    }
+
+    /**
+     * Without row ids to keep, and when every column is of a type {@link RowParquetWriter} writes,
+     * straight from the rows into the files Kernel's writer would write; otherwise through Kernel.
+     */
+    @Override
+    public List<DataFile> writeNew(
+            PartitionValues partition,
+            List<Object[]> rows,
+            long[] rowIds,
+            int batchSize,
+            io.deltalite.flink.internal.merge.value.KeyGroups keys) {
+        if (rowWriter == null || rowIds != null || rows.isEmpty()) {
+            return DataFileStore.super.writeNew(partition, rows, rowIds, batchSize, keys);
+        }
+        return writeFiles(
+                partition,
+                keys,
+                (directory, statistics) -> {
+                    List<DataFile> written = new ArrayList<>();
+                    // In the connector's class loader, as Kernel's writes run: Parquet caches
+                    // the codec it makes with the thread's context loader for the whole JVM.
+                    for (String path :
+                            ConnectorClassLoader.call(() -> rowWriter.write(directory, rows))) {
+                        written.add(writtenFile(path, statistics));
+                    }
+                    return written;
+                });
+    }
+
+    /** A data file written by deltalite itself, with its statistics read from its footer. */
+    private DataFile writtenFile(String path, List<Column> statistics) throws IOException {
+        FileStatus written = table.fileIO().getFileStatus(path);
+        String resolved = table.fileIO().resolvePath(path);
+        return toDataFile(
+                new DataFileStatus(
+                        resolved,
+                        written.getSize(),
+                        written.getModificationTime(),
+                        Optional.of(
+                                io.deltalite.flink.internal.delta.kernel.KernelInternals
+                                        .parquetFileStatistics(
+                                                table.fileIO()
+                                                        .newInputFile(resolved, written.getSize()),
+                                                dataSchema,
+                                                statistics))));
+    }
+
+    /** Writes files of the partition (in the folder of {@code keys}) into its directory. */
+    @FunctionalInterface
+    private interface FileWrite {
+        List<DataFile> write(String directory, List<Column> statistics) throws IOException;
+    }
+
+    /**
+     * Runs {@code write} in a write scope of the partition's directory with the statistics columns
+     * the files get; if it fails, every file it created is deleted and the failure says where.
+     */
+    private List<DataFile> writeFiles(
+            PartitionValues partition,
+            io.deltalite.flink.internal.merge.value.KeyGroups keys,
+            FileWrite write) {
+        try (TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
             try {
                 DataWriteContext context =
                         Transaction.getWriteContext(
                                 engine, table.writeState(), partitionCodec.toLiterals(partition));
-                List<Column> statistics = statisticsColumns(context);
-                CloseableIterator<DataFileStatus> statuses =
-                        engine.getParquetHandler()
-                                .writeParquetFiles(
-                                        keys == null
-                                                ? targetDirectory(context)
-                                                : targetDirectory(context) + "/" + keys.folder(),
-                                        KernelIterators.of(
-                                                new LiveBatches(
-                                                        batches,
-                                                        writeSchema.equals(rowSchema)
-                                                                ? null
-                                                                : writeSchema)),
-                                        statistics);
-                try (statuses) {
-                    while (statuses.hasNext()) {
-                        DataFileStatus status = statuses.next();
-                        DataFile file = toDataFile(status);
-                        if (file.numRecords() == 0) {
-                            table.deleteQuietly(file.path());
-                        } else {
-                            written.add(file);
-                        }
-                    }
-                }
-                return written;
+                return write.write(
+                        keys == null
+                                ? targetDirectory(context)
+                                : targetDirectory(context) + "/" + keys.folder(),
+                        statisticsColumns(context));
             } catch (IOException | RuntimeException e) {
                 for (String path : scope.createdFiles()) {
                     table.deleteQuietly(path);

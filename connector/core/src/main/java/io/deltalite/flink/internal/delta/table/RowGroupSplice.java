@@ -11,8 +11,6 @@ import java.util.Map;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
-import org.apache.parquet.io.OutputFile;
-import org.apache.parquet.io.PositionOutputStream;
 import org.apache.parquet.schema.MessageType;
 
 /**
@@ -35,6 +33,15 @@ final class RowGroupSplice {
      * the files are merged row by row (one row group per target size) instead.
      */
     static final int MAX_ROW_GROUPS = 64;
+
+    /** The footer key under which Kernel's Parquet writer names itself. */
+    private static final String KERNEL_WRITER = "io.delta.kernel.default-parquet-writer";
+
+    /** The footer key under which parquet-java names the write support that wrote the file. */
+    private static final String WRITER_MODEL = "writer.model.name";
+
+    /** Kernel's Parquet writer's write support, as parquet-java names it. */
+    private static final String KERNEL_MODEL = "delta-kernel-default-parquet-writer";
 
     private final FileIO files;
 
@@ -81,8 +88,13 @@ final class RowGroupSplice {
                 MessageType schema = reader.getFooter().getFileMetaData().getSchema();
                 Map<String, String> metadata =
                         reader.getFooter().getFileMetaData().getKeyValueMetaData();
-                if (!metadata.equals(
-                        readers.get(0).getFooter().getFileMetaData().getKeyValueMetaData())) {
+                if (!withoutWriterName(metadata)
+                        .equals(
+                                withoutWriterName(
+                                        readers.get(0)
+                                                .getFooter()
+                                                .getFileMetaData()
+                                                .getKeyValueMetaData()))) {
                     // The footer's key-value metadata speaks for every row of a file (Spark's
                     // datetime rebase mode, its writer version): files that disagree on it
                     // cannot share one footer.
@@ -120,7 +132,8 @@ final class RowGroupSplice {
             try (TrackingFileIO.WriteScope scope = new TrackingFileIO.WriteScope()) {
                 ParquetFileWriter writer =
                         new ParquetFileWriter(
-                                new Target(tracked.newOutputFile(path).create(false), path),
+                                new KernelOutputFile(
+                                        tracked.newOutputFile(path).create(false), path),
                                 layout,
                                 ParquetFileWriter.Mode.CREATE,
                                 0,
@@ -141,6 +154,29 @@ final class RowGroupSplice {
             }
             throw e;
         }
+    }
+
+    /**
+     * The footer's metadata but the names of the writer that wrote the file, when that is Kernel's
+     * Parquet writer or deltalite's own ({@link RowParquetWriter}): they write the same files,
+     * whose rows read the same under either footer. Parquet names the writer twice: under the
+     * writer's own key, and as {@code writer.model.name}.
+     */
+    private static Map<String, String> withoutWriterName(Map<String, String> metadata) {
+        String model = metadata.get(WRITER_MODEL);
+        boolean known = KERNEL_MODEL.equals(model) || RowParquetWriter.MODEL.equals(model);
+        if (!known
+                && !metadata.containsKey(KERNEL_WRITER)
+                && !metadata.containsKey(RowParquetWriter.WRITER)) {
+            return metadata;
+        }
+        Map<String, String> rest = new java.util.HashMap<>(metadata);
+        rest.remove(KERNEL_WRITER);
+        rest.remove(RowParquetWriter.WRITER);
+        if (known) {
+            rest.remove(WRITER_MODEL);
+        }
+        return rest;
     }
 
     private static void closeAll(List<ParquetFileReader> readers) throws IOException {
@@ -184,61 +220,6 @@ final class RowGroupSplice {
         @Override
         public void close() throws IOException {
             closeAll(readers);
-        }
-    }
-
-    /** The new file as parquet-java writes it: Kernel's stream, created already. */
-    private record Target(
-            io.delta.kernel.defaults.engine.fileio.PositionOutputStream stream, String path)
-            implements OutputFile {
-        @Override
-        public PositionOutputStream create(long blockSizeHint) {
-            return new PositionOutputStream() {
-                @Override
-                public long getPos() throws IOException {
-                    return stream.getPos();
-                }
-
-                @Override
-                public void write(int b) throws IOException {
-                    stream.write(b);
-                }
-
-                @Override
-                public void write(byte[] bytes, int offset, int length) throws IOException {
-                    stream.write(bytes, offset, length);
-                }
-
-                @Override
-                public void flush() throws IOException {
-                    stream.flush();
-                }
-
-                @Override
-                public void close() throws IOException {
-                    stream.close();
-                }
-            };
-        }
-
-        @Override
-        public PositionOutputStream createOrOverwrite(long blockSizeHint) {
-            return create(blockSizeHint);
-        }
-
-        @Override
-        public boolean supportsBlockSize() {
-            return false;
-        }
-
-        @Override
-        public long defaultBlockSize() {
-            return 0;
-        }
-
-        @Override
-        public String getPath() {
-            return path;
         }
     }
 }

@@ -680,10 +680,7 @@ public final class PartitionMerger {
         // values, in their order.
         List<Object[]> sorted = rowOrder.sort(rows, keyIndexes);
         long[] rowIds = store.tracksRowIds() ? replacedRowIds(sorted, rewrite) : null;
-        return store.write(
-                partition,
-                new NewRowStream(store, sorted, rowIds, options.readBatchSize()),
-                share.keys());
+        return store.writeNew(partition, sorted, rowIds, options.readBatchSize(), share.keys());
     }
 
     /**

@@ -210,6 +210,21 @@ public interface DataFileStore {
     List<DataFile> write(PartitionValues partition, BatchStream batches, KeyGroups keys);
 
     /**
+     * Writes new rows held in memory, in table-column order and in the order given, as {@link
+     * #write(PartitionValues, BatchStream, KeyGroups)} writes batches of them; in a table that
+     * tracks rows, {@code rows.get(i)} keeps the row id {@code rowIds[i]} (a fresh one where that
+     * is negative; null: all fresh). A store may write them without making batches first.
+     */
+    default List<DataFile> writeNew(
+            PartitionValues partition,
+            List<Object[]> rows,
+            long[] rowIds,
+            int batchSize,
+            KeyGroups keys) {
+        return write(partition, new NewRowStream(this, rows, rowIds, batchSize), keys);
+    }
+
+    /**
      * Writes one new data file of {@code partition} (in the folder of {@code keys}, as {@link
      * #write(PartitionValues, BatchStream, KeyGroups)}) that holds every row of {@code files} —
      * deleted ones too — in their order, file after file, by copying their Parquet row groups as

@@ -1,8 +1,5 @@
-package io.deltalite.flink.internal.merge.rewrite;
+package io.deltalite.flink.internal.merge.table;
 
-import io.deltalite.flink.internal.merge.table.BatchStream;
-import io.deltalite.flink.internal.merge.table.DataFileStore;
-import io.deltalite.flink.internal.merge.table.RowBatch;
 import java.util.List;
 import java.util.NoSuchElementException;
 
