@@ -6,9 +6,7 @@ import io.deltalite.flink.internal.merge.options.MergeOptions;
 import io.deltalite.flink.internal.merge.schema.TableDefinition;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import io.deltalite.flink.internal.merge.schema.ValueType.Kind;
-import io.deltalite.flink.internal.merge.table.BatchStream;
 import io.deltalite.flink.internal.merge.table.DataFileStore;
-import io.deltalite.flink.internal.merge.table.RowBatch;
 import io.deltalite.flink.internal.merge.value.DataFile;
 import io.deltalite.flink.internal.merge.value.PartitionValues;
 import io.deltalite.flink.testing.Benchmark;
@@ -77,14 +75,18 @@ class NewRowsWriteBenchmark {
         for (int round = 0; round < repetitions + 2; round++) {
             long cpu = THREADS.getCurrentThreadCpuTime();
             long wall = System.nanoTime();
-            List<DataFile> byKernel =
-                    store.write(PartitionValues.UNPARTITIONED, batches(store, rows), null);
+            List<DataFile> byKernel = RowParquetWriterTest.writtenByKernel(store, rows);
             long kernelCpu = THREADS.getCurrentThreadCpuTime() - cpu;
             long kernelNanos = System.nanoTime() - wall;
             cpu = THREADS.getCurrentThreadCpuTime();
             wall = System.nanoTime();
             List<DataFile> byDeltalite =
-                    store.writeNew(PartitionValues.UNPARTITIONED, rows, null, 1_000, null);
+                    store.writeNew(
+                            PartitionValues.UNPARTITIONED,
+                            rows,
+                            null,
+                            MergeOptions.DEFAULTS.readBatchSize(),
+                            null);
             long oursCpu = THREADS.getCurrentThreadCpuTime() - cpu;
             long oursNanos = System.nanoTime() - wall;
             assertThat(byDeltalite.get(0).logStatistics())
@@ -133,27 +135,5 @@ class NewRowsWriteBenchmark {
         }
         rows.sort(java.util.Comparator.comparingLong(row -> (Long) row[0]));
         return rows;
-    }
-
-    private static BatchStream batches(DataFileStore store, List<Object[]> rows) {
-        return new BatchStream() {
-            private int next;
-
-            @Override
-            public boolean hasNext() {
-                return next < rows.size();
-            }
-
-            @Override
-            public RowBatch next() {
-                int end = Math.min(rows.size(), next + 1_000);
-                RowBatch batch = store.newRows(rows.subList(next, end));
-                next = end;
-                return batch;
-            }
-
-            @Override
-            public void close() {}
-        };
     }
 }

@@ -199,8 +199,12 @@ class RowParquetWriterTest {
         return DeltaTable.open(dir.resolve("t").toString(), Map.of(), options, definition, true);
     }
 
-    /** The rows as Kernel's Parquet writer writes them, in batches of new rows. */
-    private static List<DataFile> writtenByKernel(DataFileStore store, List<Object[]> rows) {
+    /**
+     * The rows as Kernel's Parquet writer writes them, in batches of new rows of the default read
+     * batch size, as a merge wrote them before {@link RowParquetWriter}.
+     */
+    static List<DataFile> writtenByKernel(DataFileStore store, List<Object[]> rows) {
+        int batchSize = MergeOptions.DEFAULTS.readBatchSize();
         BatchStream batches =
                 new BatchStream() {
                     private int next;
@@ -212,7 +216,7 @@ class RowParquetWriterTest {
 
                     @Override
                     public RowBatch next() {
-                        int end = Math.min(rows.size(), next + 500);
+                        int end = Math.min(rows.size(), next + batchSize);
                         RowBatch batch = store.newRows(rows.subList(next, end));
                         next = end;
                         return batch;
