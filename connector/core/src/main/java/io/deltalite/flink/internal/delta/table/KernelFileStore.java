@@ -744,16 +744,17 @@ final class KernelFileStore implements DataFileStore {
         return writeFiles(
                 partition,
                 keys,
-                (directory, statistics) -> {
-                    List<DataFile> written = new ArrayList<>();
-                    // In the connector's class loader, as Kernel's writes run: Parquet caches
-                    // the codec it makes with the thread's context loader for the whole JVM.
-                    for (String path :
-                            ConnectorClassLoader.call(() -> rowWriter.write(directory, rows))) {
-                        written.add(writtenFile(path, statistics));
-                    }
-                    return written;
-                });
+                // In the connector's class loader, as Kernel's writes run: Parquet caches the
+                // codec it makes with the thread's context loader for the whole JVM.
+                (directory, statistics) ->
+                        ConnectorClassLoader.call(
+                                () -> {
+                                    List<DataFile> written = new ArrayList<>();
+                                    for (String path : rowWriter.write(directory, rows)) {
+                                        written.add(writtenFile(path, statistics));
+                                    }
+                                    return written;
+                                }));
     }
 
     /** A data file written by deltalite itself, with its statistics read from its footer. */
@@ -766,12 +767,10 @@ final class KernelFileStore implements DataFileStore {
                         written.getSize(),
                         written.getModificationTime(),
                         Optional.of(
-                                io.deltalite.flink.internal.delta.kernel.KernelInternals
-                                        .parquetFileStatistics(
-                                                table.fileIO()
-                                                        .newInputFile(resolved, written.getSize()),
-                                                dataSchema,
-                                                statistics))));
+                                KernelInternals.parquetFileStatistics(
+                                        table.fileIO().newInputFile(resolved, written.getSize()),
+                                        dataSchema,
+                                        statistics))));
     }
 
     /** Writes files of the partition (in the folder of {@code keys}) into its directory. */

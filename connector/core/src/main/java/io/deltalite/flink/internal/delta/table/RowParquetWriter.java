@@ -82,24 +82,21 @@ final class RowParquetWriter {
             MessageType parquetSchema,
             String[] names,
             int[] rowIndexes,
-            ValueWriter[] writers) {
+            ValueWriter[] writers,
+            long targetFileSize) {
         this.files = files;
         this.parquetSchema = parquetSchema;
         this.names = names;
         this.rowIndexes = rowIndexes;
         this.writers = writers;
-        this.targetFileSize =
-                files.getConf(TARGET_FILE_SIZE).map(Long::valueOf).orElse(DEFAULT_TARGET_FILE_SIZE);
-        if (targetFileSize <= 0) {
-            throw new IllegalArgumentException(
-                    "Invalid target Parquet file size: " + targetFileSize);
-        }
+        this.targetFileSize = targetFileSize;
     }
 
     /**
      * The writer of rows of {@code schema} into files of the physical columns {@code fileSchema}
      * (the table's data columns in order, under their physical names), or null when a column's type
-     * is not one this writer fills as Kernel does.
+     * is not one this writer fills as Kernel does, or the target file size is not positive
+     * (Kernel's writer then says so when it writes).
      */
     static RowParquetWriter forSchema(
             TrackingFileIO files, TableSchema schema, StructType fileSchema) {
@@ -120,10 +117,13 @@ final class RowParquetWriter {
             rowIndexes[column] = schema.indexOf(dataColumns.get(column).name());
         }
         MessageType parquetSchema = KernelInternals.parquetSchemaOfWrites(fileSchema);
-        if (parquetSchema == null) {
+        long targetFileSize =
+                files.getConf(TARGET_FILE_SIZE).map(Long::valueOf).orElse(DEFAULT_TARGET_FILE_SIZE);
+        if (parquetSchema == null || targetFileSize <= 0) {
             return null;
         }
-        return new RowParquetWriter(files, parquetSchema, names, rowIndexes, writers);
+        return new RowParquetWriter(
+                files, parquetSchema, names, rowIndexes, writers, targetFileSize);
     }
 
     /** Each value as Kernel's column writer for the type passes it to the record consumer. */
