@@ -6,6 +6,7 @@ import io.delta.kernel.types.BooleanType;
 import io.delta.kernel.types.ByteType;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.DateType;
+import io.delta.kernel.types.DecimalType;
 import io.delta.kernel.types.DoubleType;
 import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.IntegerType;
@@ -21,6 +22,7 @@ import io.deltalite.flink.internal.delta.kernel.KernelInternals;
 import io.deltalite.flink.internal.merge.schema.TableSchema;
 import io.deltalite.flink.internal.merge.schema.ValueType;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +38,8 @@ import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Type;
 
 /**
  * Writes rows held in memory — the new rows of a checkpoint, in the engine's Java representation
@@ -52,8 +56,9 @@ import org.apache.parquet.schema.MessageType;
  * memory as a checkpoint's are, that is about a sixth of the CPU of writing them (BENCHMARKS.md
  * §11p); most of the rest is parquet-java's encoding and the codec.
  *
- * <p>Only for tables whose columns are all of the types below; nested columns, decimals and the
- * columns of row tracking are written by Kernel ({@link #forSchema} returns null).
+ * <p>Only for tables whose columns are all of the types below (primitive types and decimals);
+ * nested columns and the columns of row tracking are written by Kernel ({@link #forSchema} returns
+ * null).
  */
 final class RowParquetWriter {
     /** The footer key under which deltalite names itself as the file's writer. */
@@ -104,30 +109,34 @@ final class RowParquetWriter {
         if (dataColumns.size() != fileSchema.length()) {
             return null; // row tracking's columns follow the data columns
         }
-        String[] names = new String[dataColumns.size()];
-        int[] rowIndexes = new int[dataColumns.size()];
-        ValueWriter[] writers = new ValueWriter[dataColumns.size()];
-        for (int column = 0; column < writers.length; column++) {
-            StructField field = fileSchema.at(column);
-            writers[column] = writerOf(field.getDataType());
-            if (writers[column] == null) {
-                return null;
-            }
-            names[column] = field.getName();
-            rowIndexes[column] = schema.indexOf(dataColumns.get(column).name());
-        }
         MessageType parquetSchema = KernelInternals.parquetSchemaOfWrites(fileSchema);
         long targetFileSize =
                 files.getConf(TARGET_FILE_SIZE).map(Long::valueOf).orElse(DEFAULT_TARGET_FILE_SIZE);
         if (parquetSchema == null || targetFileSize <= 0) {
             return null;
         }
+        String[] names = new String[dataColumns.size()];
+        int[] rowIndexes = new int[dataColumns.size()];
+        ValueWriter[] writers = new ValueWriter[dataColumns.size()];
+        for (int column = 0; column < writers.length; column++) {
+            StructField field = fileSchema.at(column);
+            Type parquetField = parquetSchema.getType(column);
+            writers[column] =
+                    parquetField.isPrimitive()
+                            ? writerOf(field.getDataType(), parquetField.asPrimitiveType())
+                            : null;
+            if (writers[column] == null) {
+                return null;
+            }
+            names[column] = field.getName();
+            rowIndexes[column] = schema.indexOf(dataColumns.get(column).name());
+        }
         return new RowParquetWriter(
                 files, parquetSchema, names, rowIndexes, writers, targetFileSize);
     }
 
     /** Each value as Kernel's column writer for the type passes it to the record consumer. */
-    private static ValueWriter writerOf(DataType type) {
+    private static ValueWriter writerOf(DataType type, PrimitiveType parquetType) {
         if (type instanceof BooleanType) {
             return (consumer, value) -> {
                 consumer.addBoolean((Boolean) value);
@@ -177,8 +186,47 @@ final class RowParquetWriter {
                 consumer.addBinary(Binary.fromConstantByteArray(bytes));
                 return bytes.length + 8;
             };
+        } else if (type instanceof DecimalType decimal) {
+            return decimalWriterOf(decimal, parquetType);
         }
         return null;
+    }
+
+    /**
+     * A decimal as Kernel writes it: up to 9 digits the unscaled value as an {@code INT32}, up to
+     * 18 as an {@code INT64} (both the value with its point moved right by the column's scale), and
+     * beyond that the unscaled value's two's-complement bytes, sign-extended to the column's fixed
+     * length.
+     */
+    private static ValueWriter decimalWriterOf(DecimalType decimal, PrimitiveType parquetType) {
+        int scale = decimal.getScale();
+        if (decimal.getPrecision() <= 9) {
+            return (consumer, value) -> {
+                consumer.addInteger(((BigDecimal) value).movePointRight(scale).intValue());
+                return 8;
+            };
+        } else if (decimal.getPrecision() <= 18) {
+            return (consumer, value) -> {
+                consumer.addLong(((BigDecimal) value).movePointRight(scale).longValue());
+                return 12;
+            };
+        } else if (parquetType.getPrimitiveTypeName()
+                != PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) {
+            return null;
+        }
+        int length = parquetType.getTypeLength();
+        return (consumer, value) -> {
+            byte[] bytes = ((BigDecimal) value).unscaledValue().toByteArray();
+            if (bytes.length != length) {
+                byte[] extended = new byte[length];
+                java.util.Arrays.fill(
+                        extended, 0, length - bytes.length, (byte) (bytes[0] < 0 ? -1 : 0));
+                System.arraycopy(bytes, 0, extended, length - bytes.length, bytes.length);
+                bytes = extended;
+            }
+            consumer.addBinary(Binary.fromConstantByteArray(bytes));
+            return length + 8;
+        };
     }
 
     /**

@@ -39,6 +39,13 @@ class RowParquetWriterTest {
 
     @TempDir Path dir;
 
+    /** Decimals of each Parquet form Kernel writes: INT32, INT64 and fixed-length bytes. */
+    private static final List<ValueType.Decimal> DECIMALS =
+            List.of(
+                    new ValueType.Decimal(9, 2),
+                    new ValueType.Decimal(18, 4),
+                    new ValueType.Decimal(38, 10));
+
     private static TableDefinition everyPrimitiveType() {
         List<ValueType.Field> columns = new ArrayList<>();
         columns.add(new ValueType.Field("id", ValueType.of(Kind.BIGINT), false));
@@ -49,18 +56,34 @@ class RowParquetWriterTest {
                             ValueType.of(kind),
                             true));
         }
+        for (ValueType.Decimal decimal : DECIMALS) {
+            columns.add(new ValueType.Field("c_decimal_" + decimal.precision(), decimal, true));
+        }
         return new TableDefinition(columns, List.of("id"), List.of(), Map.of());
     }
 
     /** Row {@code id}: a value of each type, or null in every seventh row of a column. */
     private static Object[] row(long id) {
         Kind[] kinds = Kind.values();
-        Object[] row = new Object[kinds.length + 1];
+        Object[] row = new Object[1 + kinds.length + DECIMALS.size()];
         row[0] = id;
         for (int k = 0; k < kinds.length; k++) {
             row[k + 1] = (id + k) % 7 == 0 ? null : value(kinds[k], id);
         }
+        for (int d = 0; d < DECIMALS.size(); d++) {
+            int column = 1 + kinds.length + d;
+            row[column] = (id + column) % 7 == 0 ? null : decimal(DECIMALS.get(d), id);
+        }
         return row;
+    }
+
+    /** Negative and positive, small and near the precision's limit. */
+    private static BigDecimal decimal(ValueType.Decimal type, long id) {
+        java.math.BigInteger unscaled =
+                java.math.BigInteger.valueOf(id * 7_919 + 1)
+                        .pow(type.precision() / 3)
+                        .mod(java.math.BigInteger.TEN.pow(type.precision()));
+        return new BigDecimal(id % 2 == 0 ? unscaled : unscaled.negate(), type.scale());
     }
 
     private static Object value(Kind kind, long id) {
@@ -174,18 +197,52 @@ class RowParquetWriterTest {
     }
 
     @Test
-    void aTableWithADecimalColumnIsWrittenByKernel() throws IOException {
-        TableDefinition priced =
+    void decimalsOfASmallerScaleThanTheColumnsAreWrittenAsKernelWritesThem() throws IOException {
+        TableDefinition prices =
                 new TableDefinition(
                         List.of(
                                 new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
-                                new ValueType.Field("price", new ValueType.Decimal(10, 2), true)),
+                                new ValueType.Field("small", DECIMALS.get(0), true),
+                                new ValueType.Field("large", DECIMALS.get(1), true)),
                         List.of("id"),
                         List.of(),
                         Map.of());
-        DataFileStore store = open(priced, MergeOptions.DEFAULTS).files();
         List<Object[]> rows = new ArrayList<>();
-        rows.add(new Object[] {1L, new BigDecimal("12.50")});
+        for (long id = 0; id < 100; id++) {
+            rows.add(
+                    new Object[] {
+                        id, BigDecimal.valueOf(id * 5 - 250, 1), BigDecimal.valueOf(-id * 3, 2)
+                    });
+        }
+        DataFileStore store = open(prices, MergeOptions.DEFAULTS).files();
+
+        DataFile ours =
+                single(store.writeNew(PartitionValues.UNPARTITIONED, rows, null, 500, null));
+        DataFile kernels = single(writtenByKernel(store, rows));
+
+        assertThat(footer(ours).getFileMetaData().getKeyValueMetaData())
+                .containsKey(RowParquetWriter.WRITER);
+        assertThat(ours.logStatistics()).isEqualTo(kernels.logStatistics());
+        assertThat(read(store, ours)).isEqualTo(read(store, kernels));
+        assertThat(read(store, ours).get(3).get(1)).isEqualTo(new BigDecimal("-23.50"));
+    }
+
+    @Test
+    void aTableWithANestedColumnIsWrittenByKernel() throws IOException {
+        TableDefinition tagged =
+                new TableDefinition(
+                        List.of(
+                                new ValueType.Field("id", ValueType.of(Kind.BIGINT), false),
+                                new ValueType.Field(
+                                        "tags",
+                                        new ValueType.Array(ValueType.of(Kind.STRING), true),
+                                        true)),
+                        List.of("id"),
+                        List.of(),
+                        Map.of());
+        DataFileStore store = open(tagged, MergeOptions.DEFAULTS).files();
+        List<Object[]> rows = new ArrayList<>();
+        rows.add(new Object[] {1L, List.of("a", "b")});
 
         DataFile file =
                 single(store.writeNew(PartitionValues.UNPARTITIONED, rows, null, 500, null));
